@@ -1,0 +1,608 @@
+"""The game state: a whole match, advanced one decision at a time.
+
+A driver asks :attr:`Game.pending` who must decide what, offers the seat its
+:meth:`Game.observation`, and pushes the answer. Illegal answers raise
+:class:`~referee.moves.IllegalMoveError` with the rule that forbids them; nothing changes.
+
+>>> game = Game(seed=1)
+>>> game.phase, [(d.seat, str(d.choices)) for d in game.pending]
+(<Phase.EXPOSING: 'exposing'>, [(3, 'JD AH'), (0, 'TC QS')])
+>>> game.push(Expose(3, CardSet.parse("AH")))
+>>> game.push(Expose(0, CardSet()))
+>>> game.phase, game.to_move, str(game.legal_moves)
+(<Phase.PLAYING: 'playing'>, 2, '3C 9C AC TD AD 3H 5H 9H 2S 5S 6S 9S AS')
+>>> game.play("2S")
+>>> game.play("4H")
+Traceback (most recent call last):
+...
+referee.moves.IllegalMoveError: seat 3 must follow spades
+>>> game.pop()
+Play(seat=2, card=39)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple, NoReturn, cast
+
+from referee.cards import (
+    CARD_NAMES,
+    EXPOSABLE_MASK,
+    HEARTS_MASK,
+    PIG,
+    QUEEN_OF_DIAMONDS,
+    SUIT_MASKS,
+    TWO_OF_CLUBS,
+    TWO_OF_SPADES,
+    CardSet,
+    Suit,
+    parse_card,
+)
+from referee.deal import Deal, DealError, Seed, deal_from_seed, parse_deal
+from referee.moves import (
+    PLAYS,
+    AnyMove,
+    Decision,
+    DecisionKind,
+    Expose,
+    IllegalMoveError,
+    MatchOverError,
+    NotYourTurnError,
+    Pass,
+    Play,
+)
+from referee.observation import Observation, observe
+from referee.records import SEATS, HandResult, Outcome, Phase, Termination, Trick, places_of
+from referee.rules import PLUS_1000, Rules, Variant
+from referee.scoring import score_seat
+
+PASS_COUNT = 3
+_SPADES = SUIT_MASKS[Suit.SPADES]
+_PIG_BIT = 1 << PIG
+
+
+class _TrickUndo(NamedTuple):
+    leader: int
+    led_mask: int
+    opened: int
+    pig_taker: int
+    hearts_broken: bool
+
+
+class _Snapshot(NamedTuple):
+    scalars: tuple[Any, ...]
+    lists: tuple[list[int], ...]
+    lengths: tuple[int, int, int]
+    tricks: list[Trick]
+
+
+_COPIED = ("hands", "passed", "exposed_by", "taken", "trick", "totals", "_waiting", "tricks",
+           "results", "deals", "move_stack")  # fmt: skip
+
+
+def _mask_of(cards: Iterable[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+class Game:
+    """A match of Gong Zhu under one :class:`~referee.rules.Rules` profile.
+
+    Deals come from ``seed`` (see :mod:`referee.deal`) or, for replays and tests, from
+    ``deals``: one entry per hand, each four hands of 13 cards (card sets, masks or names).
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        seed: Seed = 0,
+        deals: Iterable[Sequence[CardSet | int | str | Iterable[str]]] | None = None,
+    ) -> None:
+        self.rules = rules if rules is not None else Rules()
+        self.seed = seed
+        self._explicit: list[Deal] | None = (
+            None if deals is None else [parse_deal(d) for d in deals]
+        )
+        self.totals: list[int] = [0, 0, 0, 0]
+        self.results: list[HandResult] = []
+        self.deals: list[Deal] = []
+        """The deal of every hand so far, as dealt (before any passing)."""
+        self.move_stack: list[AnyMove] = []
+        self.outcome: Outcome | None = None
+        self._undo: list[bool | _TrickUndo | _Snapshot] = []
+        self._legal = -1
+        self._pig_taker = -1
+        self.hand_number = 0
+        self._start_hand()
+
+    # -- the hand's lifecycle -------------------------------------------------------------
+
+    def _start_hand(self) -> None:
+        self.hand_number += 1
+        n = self.hand_number
+        deal = self._deal_for(n)
+        self.deals.append(deal)
+        self.hands: list[int] = list(deal)
+        self.dealer: int | None = (n + 2) % 4 if self.rules.dealer_left_leads else None
+        self.passed: list[int] = [0, 0, 0, 0]
+        self.exposed_by: list[int] = [0, 0, 0, 0]
+        self.exposed = 0
+        """Cards exposed this hand and revealed to everyone (a mask)."""
+        self.tricks: list[Trick] = []
+        self.taken: list[int] = [0, 0, 0, 0]
+        self.trick: list[int] = []
+        self.opened = 0
+        """The suits already led in a completed trick of this hand, as a mask of their cards."""
+        self.hearts_broken = False
+        self.first_leader = -1
+        self.leader = -1
+        self.to_move = -1
+        self._led_mask = 0
+        self._waiting: list[int] = []
+        self.pass_offset = self.rules.pass_direction.offset(n) if self.rules.passing else 0
+        if self.pass_offset:
+            self.phase = Phase.PASSING
+            self._waiting = [0, 1, 2, 3]
+        else:
+            self._start_exposure()
+
+    def _deal_for(self, hand_number: int) -> Deal:
+        if self._explicit is None:
+            return deal_from_seed(self.seed, hand_number)
+        if hand_number > len(self._explicit):
+            raise DealError(f"no deal was given for hand {hand_number}")
+        return self._explicit[hand_number - 1]
+
+    def _holder(self, card: int) -> int:
+        bit = 1 << card
+        return next(s for s in SEATS if self.hands[s] & bit)
+
+    def _start_exposure(self) -> None:
+        rules = self.rules
+        if rules.lead_2c:
+            self.first_leader = self._holder(TWO_OF_CLUBS)
+        elif self.dealer is not None:
+            self.first_leader = (self.dealer + 1) % 4
+        elif self.hand_number == 1:
+            self.first_leader = self._holder(TWO_OF_SPADES)
+        else:
+            self.first_leader = self._pig_taker
+        if rules.exposure:
+            order = [(self.first_leader + i) % 4 for i in SEATS]
+            self._waiting = [s for s in order if self.hands[s] & EXPOSABLE_MASK]
+            if self._waiting:
+                self.phase = Phase.EXPOSING
+                return
+        self._start_play()
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAYING
+        self._waiting = []
+        self.leader = self.to_move = self.first_leader
+
+    def _finish_trick(self) -> None:
+        trick = self.trick
+        leader = self.leader
+        led = self._led_mask
+        mask = _mask_of(trick)
+        best = (mask & led).bit_length() - 1
+        winner = (leader + trick.index(best)) % 4
+        self.tricks.append(Trick(leader, (trick[0], trick[1], trick[2], trick[3]), winner))
+        self.taken[winner] |= mask
+        self.opened |= led
+        self.trick = []
+        self._led_mask = 0
+        self.leader = self.to_move = winner
+        if mask & _PIG_BIT:
+            self._pig_taker = winner
+        if len(self.tricks) == 13:
+            self._finish_hand()
+
+    def _finish_hand(self) -> None:
+        rules = self.rules
+        qd_later = [0, 0, 0, 0]
+        if rules.qd_bonus:
+            captured = next(i for i, t in enumerate(self.tricks) if QUEEN_OF_DIAMONDS in t.cards)
+            taker = self.tricks[captured].winner
+            qd_later[taker] = sum(1 for t in self.tricks[captured + 1 :] if t.winner == taker)
+        s0, s1, s2, s3 = (
+            score_seat(
+                self.taken[s], self.exposed, qd_later_tricks=qd_later[s], hand_cap=rules.hand_cap
+            )
+            for s in SEATS
+        )
+        seats = (s0, s1, s2, s3)
+        for s in SEATS:
+            self.totals[s] += seats[s].score
+        standing = self.standing()
+        self.results.append(HandResult(self.hand_number, CardSet(self.exposed), seats, standing))
+        termination = self._termination(standing)
+        if termination is None:
+            self._start_hand()
+            return
+        self.phase = Phase.OVER
+        self._waiting = []
+        self.to_move = -1
+        self.outcome = Outcome(
+            termination=termination,
+            totals=standing,
+            places=self._places(standing),
+            out=tuple(s for s in SEATS if standing[s] <= rules.losing_threshold),
+            hands_played=self.hand_number,
+        )
+
+    def standing(self) -> tuple[int, int, int, int]:
+        """The totals that decide the match: each seat's, or with ``teams`` its team's."""
+        t = self.totals
+        if self.rules.teams:
+            a, b = t[0] + t[2], t[1] + t[3]
+            return a, b, a, b
+        return t[0], t[1], t[2], t[3]
+
+    def _places(self, standing: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+        if self.rules.teams:
+            a, b = standing[0], standing[1]
+            pa, pb = (1 if a >= b else 2), (1 if b >= a else 2)
+            return pa, pb, pa, pb
+        return places_of(standing)
+
+    def _termination(self, standing: tuple[int, int, int, int]) -> Termination | None:
+        rules = self.rules
+        n = self.hand_number
+        if rules.fixed_hands is not None:
+            return Termination.FIXED_HANDS if n >= rules.fixed_hands else None
+        # With teams the two entries of a team are equal; compare teams, not seats.
+        entries = standing[:2] if rules.teams else standing
+        reason: Termination | None = None
+        if min(entries) <= rules.losing_threshold:
+            reason = Termination.THRESHOLD
+        elif Variant.END_AT_PLUS_1000 in rules.variants and max(entries) > PLUS_1000:
+            reason = Termination.PLUS_1000
+        if reason is not None:
+            if Variant.TIE_SHARE in rules.variants:
+                return reason
+            bottom = Variant.TIE_CONTINUE_BOTTOM in rules.variants
+            key = min(entries) if bottom else max(entries)
+            if entries.count(key) == 1:
+                return reason
+        return Termination.HAND_CAP if n >= rules.max_hands else None
+
+    # -- what is pending, and what is legal ------------------------------------------------
+
+    @property
+    def pending(self) -> list[Decision]:
+        """The decisions the game waits for: one in trick play, up to four in a simultaneous
+        phase (in the order the seats would act)."""
+        phase = self.phase
+        if phase is Phase.PLAYING:
+            return [Decision(self.to_move, DecisionKind.PLAY, CardSet(self.legal_mask()), 1)]
+        if phase is Phase.EXPOSING:
+            seats = self._waiting[:1] if self.rules.sequential_exposure else self._waiting
+            return [
+                Decision(s, DecisionKind.EXPOSE, CardSet(self.hands[s] & EXPOSABLE_MASK), None)
+                for s in seats
+            ]
+        if phase is Phase.PASSING:
+            return [
+                Decision(s, DecisionKind.PASS, CardSet(self.hands[s]), PASS_COUNT)
+                for s in self._waiting
+            ]
+        return []
+
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def legal_moves(self) -> CardSet:
+        """The cards the seat on turn may play (empty outside trick play).
+
+        >>> game = Game(Rules.with_variants("no_exposure"), seed=3)
+        >>> game.legal_moves == CardSet(game.hands[game.to_move])
+        True
+        """
+        return CardSet(self.legal_mask())
+
+    def legal_mask(self) -> int:
+        """:attr:`legal_moves` as a mask, for drivers that loop fast."""
+        if self._legal < 0:
+            self._legal = self._legal_play(self.to_move) if self.phase is Phase.PLAYING else 0
+        return self._legal
+
+    def _legal_play(self, seat: int) -> int:
+        hand = self.hands[seat]
+        led = self._led_mask
+        if led:
+            follow = hand & led
+            if not follow:
+                return hand
+            if led & self.opened:
+                return follow
+            restricted = follow & self.exposed
+            if restricted and restricted != follow:
+                return follow & ~restricted
+            return follow
+        cands = self._lead_candidates(hand)
+        restricted = cands & self.exposed & ~self.opened
+        while restricted:
+            bit = restricted & -restricted
+            restricted ^= bit
+            suit = SUIT_MASKS[(bit.bit_length() - 1) // 13]
+            if hand & suit & ~bit:
+                cands &= ~bit
+        return cands
+
+    def _lead_candidates(self, hand: int) -> int:
+        """The leader's cards once the lead restrictions of the variants are applied."""
+        rules = self.rules
+        first = not self.tricks
+        if first and rules.lead_2c:
+            return 1 << TWO_OF_CLUBS
+        cands = hand
+        if first and rules.no_spade_lead_first_trick:
+            cands &= ~_SPADES
+        if rules.hearts_must_break and not self.hearts_broken:
+            cands &= ~HEARTS_MASK
+        # Each restriction yields when the leader holds nothing else; together they yield
+        # whenever they would leave no card.
+        return cands or hand
+
+    def why_illegal(self, seat: int, card: int) -> str | None:
+        """Why ``seat`` may not play ``card`` now, or ``None`` if it may."""
+        if self.phase is not Phase.PLAYING:
+            return f"no card is played now: the game is {self.phase.value}"
+        if seat != self.to_move:
+            return f"it is seat {self.to_move}'s turn to play, not seat {seat}'s"
+        hand = self.hands[seat]
+        bit = 1 << card
+        name = CARD_NAMES[card]
+        if not hand & bit:
+            return f"seat {seat} does not hold {name}"
+        if self._legal_play(seat) & bit:
+            return None
+        suit = Suit(card // 13)
+        led = self._led_mask
+        if led and not led & bit:
+            return f"seat {seat} must follow {Suit(led.bit_length() // 13 - 1).plural}"
+        if not led:
+            first = not self.tricks
+            if first and self.rules.lead_2c:
+                return f"seat {seat} must lead 2C to the first trick"
+            cands = self._lead_candidates(hand)
+            if not cands & bit:
+                if suit is Suit.HEARTS and self.rules.hearts_must_break and not self.hearts_broken:
+                    return f"seat {seat} may not lead a heart before hearts are broken"
+                return f"seat {seat} may not lead a spade to the first trick"
+        return (
+            f"exposed {name} cannot be played to the first {suit.singular} trick "
+            f"while seat {seat} holds other {suit.plural}"
+        )
+
+    # -- moves -------------------------------------------------------------------------------
+
+    def push(self, move: AnyMove) -> None:
+        """Apply a move, or raise :class:`IllegalMoveError` (changing nothing)."""
+        if type(move) is Play:
+            seat, card = move
+            legal = self._legal
+            if legal < 0:
+                legal = self.legal_mask()
+            try:
+                ok = seat == self.to_move and legal >> card & 1
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                self._refuse_play(seat, card)
+            bit = 1 << card
+            self.hands[seat] ^= bit
+            trick = self.trick
+            # The undo record is as small as the play allows: most plays stay inside a trick.
+            if not trick:
+                self._undo.append(self.hearts_broken)
+                self._led_mask = SUIT_MASKS[card // 13]
+                trick.append(card)
+                self.to_move = (seat + 1) % 4
+            elif len(trick) < 3:
+                self._undo.append(self.hearts_broken)
+                if bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
+                    self.hearts_broken = True
+                trick.append(card)
+                self.to_move = (seat + 1) % 4
+            else:
+                if len(self.tricks) < 12:
+                    self._undo.append(
+                        _TrickUndo(
+                            self.leader, self._led_mask, self.opened, self._pig_taker,
+                            self.hearts_broken,
+                        )
+                    )  # fmt: skip
+                else:
+                    self._undo.append(self._snapshot())
+                if bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
+                    self.hearts_broken = True
+                trick.append(card)
+                self._finish_trick()
+        elif type(move) is Expose:
+            self._check_exposure(move)
+            self._undo.append(self._snapshot())
+            self._expose(move.seat, move.cards.mask)
+        elif type(move) is Pass:
+            self._check_pass(move)
+            self._undo.append(self._snapshot())
+            self._pass(move.seat, move.cards.mask)
+        else:
+            raise TypeError(f"not a move: {move!r}")
+        self._legal = -1
+        self.move_stack.append(move)
+
+    def play(self, card: int | str) -> None:
+        """Play a card for the seat on turn: ``game.play("QS")``."""
+        self.push(PLAYS[self.to_move][parse_card(card) if isinstance(card, str) else card])
+
+    def pop(self) -> AnyMove:
+        """Take back the last move and return it."""
+        if not self._undo:
+            raise IndexError("no move to take back")
+        undo = self._undo.pop()
+        move = self.move_stack.pop()
+        self._legal = -1
+        if type(undo) is bool:
+            seat, card = cast(Play, move)
+            self.hands[seat] |= 1 << card
+            self.trick.pop()
+            self.to_move = seat
+            self.hearts_broken = undo
+            if not self.trick:
+                self._led_mask = 0
+        elif isinstance(undo, _TrickUndo):
+            seat, card = cast(Play, move)
+            last = self.tricks.pop()
+            self.taken[last.winner] ^= _mask_of(last.cards)
+            self.trick = list(last.cards[:3])
+            self.hands[seat] |= 1 << card
+            self.to_move = seat
+            self.leader, self._led_mask, self.opened, self._pig_taker, self.hearts_broken = undo
+        else:
+            self._restore(undo)
+        return move
+
+    def _refuse_play(self, seat: int, card: object) -> NoReturn:
+        if self.phase is not Phase.PLAYING:
+            if self.phase is Phase.OVER:
+                raise MatchOverError("the match is over")
+            raise NotYourTurnError(
+                f"seat {seat} cannot play a card: the game is {self.phase.value}"
+            )
+        if seat != self.to_move:
+            raise NotYourTurnError(f"it is seat {self.to_move}'s turn to play, not seat {seat}'s")
+        if type(card) is not int or not 0 <= card < 52:
+            raise IllegalMoveError(f"{card!r} is not a card")
+        raise IllegalMoveError(self.why_illegal(seat, card) or "illegal")
+
+    def _check_waiting(self, seat: int, kind: DecisionKind) -> None:
+        phase = {DecisionKind.PASS: Phase.PASSING, DecisionKind.EXPOSE: Phase.EXPOSING}[kind]
+        if self.phase is Phase.OVER:
+            raise MatchOverError("the match is over")
+        if self.phase is not phase:
+            raise NotYourTurnError(
+                f"seat {seat} cannot {kind.value} now: the game is {self.phase.value}"
+            )
+        if seat not in self._waiting:
+            raise NotYourTurnError(f"seat {seat} has no {kind.value} decision pending")
+        if (
+            kind is DecisionKind.EXPOSE
+            and self.rules.sequential_exposure
+            and seat != self._waiting[0]
+        ):
+            raise NotYourTurnError(
+                f"it is seat {self._waiting[0]}'s turn to expose, not seat {seat}'s"
+            )
+
+    def _check_exposure(self, move: Expose) -> None:
+        seat, cards = move
+        self._check_waiting(seat, DecisionKind.EXPOSE)
+        mask = cards.mask
+        if mask & ~self.hands[seat]:
+            raise IllegalMoveError(f"seat {seat} does not hold {CardSet(mask & ~self.hands[seat])}")
+        if mask & ~EXPOSABLE_MASK:
+            raise IllegalMoveError(
+                f"only AH, QS, JD and TC may be exposed, not {CardSet(mask & ~EXPOSABLE_MASK)}"
+            )
+
+    def _expose(self, seat: int, mask: int) -> None:
+        self.exposed_by[seat] = mask
+        self._waiting.remove(seat)
+        if self.rules.sequential_exposure:
+            self.exposed |= mask
+        if not self._waiting:
+            self.exposed = (
+                self.exposed_by[0] | self.exposed_by[1] | self.exposed_by[2] | self.exposed_by[3]
+            )
+            self._start_play()
+
+    def _check_pass(self, move: Pass) -> None:
+        seat, cards = move
+        self._check_waiting(seat, DecisionKind.PASS)
+        mask = cards.mask
+        if mask & ~self.hands[seat]:
+            raise IllegalMoveError(f"seat {seat} does not hold {CardSet(mask & ~self.hands[seat])}")
+        if mask.bit_count() != PASS_COUNT:
+            raise IllegalMoveError(
+                f"seat {seat} must pass exactly {PASS_COUNT} cards, not {mask.bit_count()}"
+            )
+
+    def _pass(self, seat: int, mask: int) -> None:
+        self.passed[seat] = mask
+        self._waiting.remove(seat)
+        if self._waiting:
+            return
+        offset = self.pass_offset
+        for s in SEATS:
+            self.hands[s] &= ~self.passed[s]
+        for s in SEATS:
+            self.hands[(s + offset) % 4] |= self.passed[s]
+        self._start_exposure()
+
+    # -- undo ----------------------------------------------------------------------------------
+
+    def _snapshot(self) -> _Snapshot:
+        return _Snapshot(
+            (
+                self.hand_number, self.phase, self.dealer, self.first_leader, self.leader,
+                self.to_move, self.exposed, self.opened, self.hearts_broken, self._led_mask,
+                self._pig_taker, self.pass_offset, self.outcome,
+            ),
+            (
+                self.hands[:], self.passed[:], self.exposed_by[:], self.taken[:], self.trick[:],
+                self.totals[:], self._waiting[:],
+            ),
+            (len(self.tricks), len(self.results), len(self.deals)),
+            self.tricks,
+        )  # fmt: skip
+
+    def _restore(self, snap: _Snapshot) -> None:
+        (
+            self.hand_number, self.phase, self.dealer, self.first_leader, self.leader,
+            self.to_move, self.exposed, self.opened, self.hearts_broken, self._led_mask,
+            self._pig_taker, self.pass_offset, self.outcome,
+        ) = snap.scalars  # fmt: skip
+        self.hands, self.passed, self.exposed_by, self.taken, self.trick, self.totals = snap.lists[
+            :6
+        ]
+        self._waiting = snap.lists[6]
+        # A hand boundary replaces the list of tricks; within a hand it only grows.
+        self.tricks = snap.tricks
+        n_tricks, n_results, n_deals = snap.lengths
+        del self.tricks[n_tricks:]
+        del self.results[n_results:]
+        del self.deals[n_deals:]
+
+    def copy(self) -> Game:
+        """An independent copy; the copy cannot :meth:`pop` moves made before it was taken."""
+        clone = Game.__new__(Game)
+        clone.__dict__.update(self.__dict__)
+        for name in _COPIED:
+            setattr(clone, name, getattr(self, name)[:])
+        clone._undo = []
+        return clone
+
+    # -- views -----------------------------------------------------------------------------------
+
+    def hand(self, seat: int) -> CardSet:
+        return CardSet(self.hands[seat])
+
+    def current_trick(self) -> list[tuple[int, int]]:
+        """``(seat, card)`` of the trick being played, in play order."""
+        return [((self.leader + i) % 4, c) for i, c in enumerate(self.trick)]
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may know now; see :mod:`referee.observation`."""
+        return observe(self, seat)
+
+    def pending_exposers(self) -> list[int]:
+        return list(self._waiting) if self.phase is Phase.EXPOSING else []
+
+    def __repr__(self) -> str:
+        return f"<Game hand {self.hand_number} {self.phase.value} totals={self.totals}>"

@@ -1,0 +1,126 @@
+"""Decisions a seat makes, the moves that answer them, and the errors that refuse a move.
+
+>>> Play(2, parse_card("QS")).to_json()
+{'seat': 2, 'play': 'QS'}
+>>> Move.from_json({"seat": 0, "expose": ["JD", "AH"]})
+Expose(seat=0, cards=CardSet('JD AH'))
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from referee.cards import CARD_NAMES, CardSet, parse_card
+
+
+class DecisionKind(enum.Enum):
+    """What a pending decision asks for: 3 cards to pass, cards to expose, or one card to play."""
+
+    PASS = "pass"
+    EXPOSE = "expose"
+    PLAY = "play"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A decision the game waits for: ``seat`` must answer with a move of ``kind``.
+
+    ``choices`` are the cards it may choose from; ``count`` is how many it must choose (``None``
+    for an exposure: any subset of the choices, the empty one included).
+    """
+
+    seat: int
+    kind: DecisionKind
+    choices: CardSet
+    count: int | None
+
+
+class Play(NamedTuple):
+    seat: int
+    card: int
+
+    @property
+    def kind(self) -> DecisionKind:
+        return DecisionKind.PLAY
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "play": CARD_NAMES[self.card]}
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} plays {CARD_NAMES[self.card]}"
+
+
+PLAYS: tuple[tuple[Play, ...], ...] = tuple(tuple(Play(s, c) for c in range(52)) for s in range(4))
+"""Every possible play, made once: ``PLAYS[seat][card]`` saves a fast driver an allocation."""
+
+
+class Expose(NamedTuple):
+    seat: int
+    cards: CardSet
+
+    @property
+    def kind(self) -> DecisionKind:
+        return DecisionKind.EXPOSE
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "expose": self.cards.names()}
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} exposes {self.cards or 'nothing'}"
+
+
+class Pass(NamedTuple):
+    seat: int
+    cards: CardSet
+
+    @property
+    def kind(self) -> DecisionKind:
+        return DecisionKind.PASS
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "pass": self.cards.names()}
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} passes {self.cards}"
+
+
+class Move:
+    """Namespace for parsing any move from its JSON form."""
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Play | Expose | Pass:
+        seat = data.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 4:
+            raise InvalidMoveError(f"a move needs a seat from 0 to 3, not {seat!r}")
+        kinds = [k for k in ("play", "expose", "pass") if k in data]
+        if len(kinds) != 1:
+            raise InvalidMoveError("a move has exactly one of 'play', 'expose' or 'pass'")
+        value = data[kinds[0]]
+        if kinds[0] == "play":
+            return Play(seat, parse_card(value))
+        if isinstance(value, str) or not isinstance(value, list):
+            raise InvalidMoveError(f"'{kinds[0]}' takes a list of cards, not {value!r}")
+        cards = CardSet.parse(value)
+        return Expose(seat, cards) if kinds[0] == "expose" else Pass(seat, cards)
+
+
+AnyMove = Play | Expose | Pass
+
+
+class InvalidMoveError(ValueError):
+    """A move that is not well formed (no seat, no card, a card named twice)."""
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that the rules forbid now; the message says which rule."""
+
+
+class NotYourTurnError(IllegalMoveError):
+    """A move from a seat with no decision of that kind pending."""
+
+
+class MatchOverError(IllegalMoveError):
+    """A move after the match has ended."""

@@ -1,0 +1,44 @@
+"""A built-in random player, for tests, benchmarks and the demo.
+
+It chooses uniformly among the legal choices: a card to play, a subset of its exposable
+cards (each card exposed with probability 1/2), three cards to pass. Seeded, so a match
+between random players is reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+
+from referee.cards import CardSet
+from referee.moves import AnyMove, Decision, DecisionKind, Expose, Pass, Play
+from referee.observation import Observation
+
+
+class RandomPlayer:
+    """``RandomPlayer(seed).decide(decision)`` returns a legal move for that decision."""
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, observation: Observation) -> AnyMove:
+        """The player as a bot: a move for the observation's pending decision."""
+        if observation.decision is None:
+            raise ValueError(f"seat {observation.seat} has no decision pending")
+        return self.decide(observation.decision)
+
+    def decide(self, decision: Decision) -> AnyMove:
+        mask = decision.choices.mask
+        if decision.kind is DecisionKind.PLAY:
+            return Play(decision.seat, pick_card(mask, self._rng))
+        if decision.kind is DecisionKind.EXPOSE:
+            return Expose(decision.seat, CardSet(mask & self._rng.getrandbits(52)))
+        chosen = self._rng.sample(list(decision.choices), decision.count or 0)
+        return Pass(decision.seat, CardSet.of(chosen))
+
+
+def pick_card(mask: int, rng: random.Random) -> int:
+    """A uniformly random card of a non-empty mask."""
+    k = rng.randrange(mask.bit_count())
+    for _ in range(k):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1

@@ -1,0 +1,118 @@
+"""The records a match produces: phases, completed tricks, scored hands and the outcome."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from referee.cards import CARD_NAMES, CardSet
+from referee.scoring import SeatScore
+
+SEATS = range(4)
+
+
+class Phase(enum.Enum):
+    PASSING = "passing"
+    EXPOSING = "exposing"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class Termination(enum.Enum):
+    """Why a match ended."""
+
+    THRESHOLD = "threshold"
+    """A total reached the losing threshold (and the tie rule allowed the end)."""
+    PLUS_1000 = "plus_1000"
+    """``end_at_plus_1000``: a total went above +1000."""
+    HAND_CAP = "hand_cap"
+    """``max_hands`` hands were played without an ending."""
+    FIXED_HANDS = "fixed_hands"
+    """The profile's ``fixed_hands`` were played."""
+
+
+class Trick(NamedTuple):
+    """A completed trick: the leader, the four cards in play order, and the winner."""
+
+    leader: int
+    cards: tuple[int, int, int, int]
+    winner: int
+
+    def seat_of(self, index: int) -> int:
+        return (self.leader + index) % 4
+
+    def plays(self) -> Iterator[tuple[int, int]]:
+        """``(seat, card)`` in play order."""
+        for i, card in enumerate(self.cards):
+            yield (self.leader + i) % 4, card
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "leader": self.leader,
+            "cards": [CARD_NAMES[c] for c in self.cards],
+            "winner": self.winner,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """A scored hand. ``totals`` are the running totals after it (team totals with ``teams``)."""
+
+    hand_number: int
+    exposed: CardSet
+    seats: tuple[SeatScore, SeatScore, SeatScore, SeatScore]
+    totals: tuple[int, int, int, int]
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        return tuple(s.score for s in self.seats)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hand_number": self.hand_number,
+            "exposed": self.exposed.names(),
+            "seats": [s.to_json() for s in self.seats],
+            "scores": list(self.scores),
+            "totals": list(self.totals),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a match ended: ``places[seat]`` is 1 for the winner(s); ties share a place.
+
+    With ``teams``, partners share their team's place (1 or 2).
+    """
+
+    termination: Termination
+    totals: tuple[int, int, int, int]
+    places: tuple[int, int, int, int]
+    out: tuple[int, ...]
+    """Seats at or below the losing threshold."""
+    hands_played: int
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(s for s in SEATS if self.places[s] == 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "termination": self.termination.value,
+            "totals": list(self.totals),
+            "places": list(self.places),
+            "winners": list(self.winners),
+            "out": list(self.out),
+            "hands_played": self.hands_played,
+        }
+
+
+def places_of(totals: Sequence[int]) -> tuple[int, int, int, int]:
+    """Competition ranking, highest total first; equal totals share a place.
+
+    >>> places_of([-1010, 150, 120, 150])
+    (4, 1, 3, 1)
+    """
+    p = [1 + sum(1 for other in totals if other > t) for t in totals]
+    return p[0], p[1], p[2], p[3]
