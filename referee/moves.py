@@ -37,6 +37,19 @@ class Decision:
     choices: CardSet
     count: int | None
 
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "choices": self.choices.names(), "count": self.count}
+
+    @classmethod
+    def from_json(cls, seat: int, data: Mapping[str, Any]) -> Decision:
+        count = data.get("count")
+        return cls(
+            seat,
+            DecisionKind(data["kind"]),
+            CardSet.parse(data["choices"]),
+            None if count is None else int(count),
+        )
+
 
 class Play(NamedTuple):
     seat: int

@@ -13,10 +13,11 @@ and their own pending decision with its legal choices. Other hands, other seats'
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from referee.cards import CARD_NAMES, SCORING_MASK, CardSet
+from referee.cards import CARD_NAMES, SCORING_MASK, CardSet, parse_card
 from referee.moves import Decision
 from referee.records import HandResult, Phase, Trick
 from referee.rules import Rules
@@ -78,6 +79,38 @@ class Observation:
             mask |= 1 << card
         return CardSet(mask)
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Observation:
+        """The inverse of :meth:`to_json` (how a bot rebuilds what the arena sent it).
+
+        Raises ``KeyError``, ``ValueError`` or ``TypeError`` on a malformed object.
+        """
+        seat = int(data["seat"])
+        decision = data.get("decision")
+        passed, received = data.get("passed"), data.get("received")
+        return cls(
+            seat=seat,
+            rules=Rules.from_json(data["rules"]),
+            hand_number=int(data["hand_number"]),
+            phase=Phase(data["phase"]),
+            decision=None if decision is None else Decision.from_json(seat, decision),
+            hand=CardSet.parse(data["hand"]),
+            dealer=_opt_int(data.get("dealer")),
+            first_leader=_opt_int(data.get("first_leader")),
+            trick_leader=_opt_int(data.get("trick_leader")),
+            trick=tuple((int(p["seat"]), parse_card(p["card"])) for p in data["trick"]),
+            tricks=tuple(Trick.from_json(t) for t in data["tricks"]),
+            exposed=_four([CardSet.parse(e).mask for e in data["exposed"]]),
+            passed=None if passed is None else CardSet.parse(passed),
+            pass_to=_opt_int(data.get("pass_to")),
+            received=None if received is None else CardSet.parse(received),
+            taken=_four([CardSet.parse(t).mask for t in data["taken"]]),
+            hearts_broken=bool(data["hearts_broken"]),
+            totals=_ints4(data["totals"]),
+            standing=_ints4(data["standing"]),
+            results=tuple(HandResult.from_json(r) for r in data["results"]),
+        )
+
     def to_json(self) -> dict[str, Any]:
         d = self.decision
         return {
@@ -85,9 +118,7 @@ class Observation:
             "rules": self.rules.to_json(),
             "hand_number": self.hand_number,
             "phase": self.phase.value,
-            "decision": None
-            if d is None
-            else {"kind": d.kind.value, "choices": d.choices.names(), "count": d.count},
+            "decision": None if d is None else d.to_json(),
             "hand": self.hand.names(),
             "dealer": self.dealer,
             "first_leader": self.first_leader,
@@ -150,4 +181,15 @@ def observe(game: Game, seat: int) -> Observation:
 
 
 def _four(masks: list[int]) -> _CardSets:
+    if len(masks) != 4:
+        raise ValueError(f"expected one entry per seat, got {len(masks)}")
     return CardSet(masks[0]), CardSet(masks[1]), CardSet(masks[2]), CardSet(masks[3])
+
+
+def _ints4(values: Sequence[Any]) -> tuple[int, int, int, int]:
+    a, b, c, d = (int(v) for v in values)
+    return a, b, c, d
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from referee.cards import CARD_NAMES, CardSet
+from referee.cards import CARD_NAMES, CardSet, parse_card
 from referee.scoring import SeatScore
 
 SEATS = range(4)
@@ -55,6 +55,11 @@ class Trick(NamedTuple):
             "winner": self.winner,
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Trick:
+        a, b, c, d = (parse_card(name) for name in data["cards"])
+        return cls(int(data["leader"]), (a, b, c, d), int(data["winner"]))
+
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
@@ -77,6 +82,15 @@ class HandResult:
             "scores": list(self.scores),
             "totals": list(self.totals),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> HandResult:
+        s0, s1, s2, s3 = (SeatScore.from_json(s) for s in data["seats"])
+        t0, t1, t2, t3 = (int(t) for t in data["totals"])
+        return cls(
+            int(data["hand_number"]), CardSet.parse(data["exposed"]), (s0, s1, s2, s3),
+            (t0, t1, t2, t3),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

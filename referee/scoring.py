@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from referee.cards import (
     ACE_OF_HEARTS,
@@ -59,7 +61,7 @@ class SeatScore:
         """All sixteen scoring cards taken by this seat (the "all 16" of the seeds)."""
         return self.taken.mask == SCORING_MASK
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "taken": self.taken.names(),
             "hearts": self.hearts,
@@ -72,6 +74,21 @@ class SeatScore:
             "capped": self.capped,
             "score": self.score,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeatScore:
+        return cls(
+            taken=CardSet.parse(data["taken"]),
+            hearts=int(data["hearts"]),
+            all_hearts=bool(data["all_hearts"]),
+            pig=int(data["pig"]),
+            goat=int(data["goat"]),
+            transformer_bonus=int(data["transformer_bonus"]),
+            multiplier=int(data["multiplier"]),
+            qd_bonus=int(data["qd_bonus"]),
+            capped=bool(data["capped"]),
+            score=int(data["score"]),
+        )
 
 
 def _hearts_table() -> tuple[int, ...]:
