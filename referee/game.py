@@ -28,6 +28,7 @@ from typing import Any, NamedTuple, NoReturn, cast
 from referee.cards import (
     CARD_NAMES,
     EXPOSABLE_MASK,
+    FULL_DECK,
     HEARTS_MASK,
     PIG,
     QUEEN_OF_DIAMONDS,
@@ -80,6 +81,13 @@ _COPIED = ("hands", "passed", "exposed_by", "taken", "trick", "totals", "_waitin
            "results", "deals", "move_stack")  # fmt: skip
 
 
+def _mask_of_sets(sets: Iterable[CardSet]) -> int:
+    mask = 0
+    for cards in sets:
+        mask |= cards.mask
+    return mask
+
+
 def _mask_of(cards: Iterable[int]) -> int:
     mask = 0
     for card in cards:
@@ -94,6 +102,43 @@ class Game:
     ``deals``: one entry per hand, each four hands of 13 cards (card sets, masks or names).
     """
 
+    rules: Rules
+    seed: Seed
+    hand_number: int
+    phase: Phase
+    totals: list[int]
+    """Each seat's running total (see :meth:`standing` for team totals)."""
+    results: list[HandResult]
+    deals: list[Deal]
+    """The deal of every hand so far, as dealt (before any passing)."""
+    move_stack: list[AnyMove]
+    outcome: Outcome | None
+    hands: list[int]
+    """The cards each seat holds now, as masks."""
+    dealer: int | None
+    passed: list[int]
+    pass_offset: int
+    exposed_by: list[int]
+    exposed: int
+    """Cards exposed this hand and revealed to everyone (a mask)."""
+    tricks: list[Trick]
+    taken: list[int]
+    """Every card each seat has won this hand, as masks."""
+    trick: list[int]
+    """The cards of the trick in progress, in play order from :attr:`leader`."""
+    opened: int
+    """The suits already led in a completed trick of this hand, as a mask of their cards."""
+    hearts_broken: bool
+    first_leader: int
+    leader: int
+    to_move: int
+    _explicit: list[Deal] | None
+    _undo: list[bool | _TrickUndo | _Snapshot]
+    _legal: int
+    _led_mask: int
+    _pig_taker: int
+    _waiting: list[int]
+
     def __init__(
         self,
         rules: Rules | None = None,
@@ -103,16 +148,13 @@ class Game:
     ) -> None:
         self.rules = rules if rules is not None else Rules()
         self.seed = seed
-        self._explicit: list[Deal] | None = (
-            None if deals is None else [parse_deal(d) for d in deals]
-        )
-        self.totals: list[int] = [0, 0, 0, 0]
-        self.results: list[HandResult] = []
-        self.deals: list[Deal] = []
-        """The deal of every hand so far, as dealt (before any passing)."""
-        self.move_stack: list[AnyMove] = []
-        self.outcome: Outcome | None = None
-        self._undo: list[bool | _TrickUndo | _Snapshot] = []
+        self._explicit = None if deals is None else [parse_deal(d) for d in deals]
+        self.totals = [0, 0, 0, 0]
+        self.results = []
+        self.deals = []
+        self.move_stack = []
+        self.outcome = None
+        self._undo = []
         self._legal = -1
         self._pig_taker = -1
         self.hand_number = 0
@@ -121,33 +163,90 @@ class Game:
     # -- the hand's lifecycle -------------------------------------------------------------
 
     def _start_hand(self) -> None:
-        self.hand_number += 1
-        n = self.hand_number
+        n = self.hand_number + 1
         deal = self._deal_for(n)
+        self.hand_number = n
         self.deals.append(deal)
-        self.hands: list[int] = list(deal)
-        self.dealer: int | None = (n + 2) % 4 if self.rules.dealer_left_leads else None
-        self.passed: list[int] = [0, 0, 0, 0]
-        self.exposed_by: list[int] = [0, 0, 0, 0]
-        self.exposed = 0
-        """Cards exposed this hand and revealed to everyone (a mask)."""
-        self.tricks: list[Trick] = []
-        self.taken: list[int] = [0, 0, 0, 0]
-        self.trick: list[int] = []
-        self.opened = 0
-        """The suits already led in a completed trick of this hand, as a mask of their cards."""
-        self.hearts_broken = False
-        self.first_leader = -1
-        self.leader = -1
-        self.to_move = -1
-        self._led_mask = 0
-        self._waiting: list[int] = []
+        self._clear_hand(deal)
         self.pass_offset = self.rules.pass_direction.offset(n) if self.rules.passing else 0
         if self.pass_offset:
             self.phase = Phase.PASSING
             self._waiting = [0, 1, 2, 3]
         else:
             self._start_exposure()
+
+    def _clear_hand(self, holdings: Sequence[int]) -> None:
+        self.hands = list(holdings)
+        self.dealer = (self.hand_number + 2) % 4 if self.rules.dealer_left_leads else None
+        self.passed = [0, 0, 0, 0]
+        self.pass_offset = 0
+        self.exposed_by = [0, 0, 0, 0]
+        self.exposed = 0
+        self.tricks = []
+        self.taken = [0, 0, 0, 0]
+        self.trick = []
+        self.opened = 0
+        self.hearts_broken = False
+        self.first_leader = -1
+        self.leader = -1
+        self.to_move = -1
+        self._led_mask = 0
+        self._waiting = []
+
+    @classmethod
+    def from_observation(
+        cls, obs: Observation, holdings: Sequence[CardSet | int], *, seed: Seed = 0
+    ) -> Game:
+        """The game at ``obs``'s moment of trick play, had the seats held ``holdings``.
+
+        ``holdings[s]`` are the cards seat ``s`` holds now: the observer's own hand and a guess
+        at the others' (a determinization, for search). After this hand the game goes on with
+        hands dealt from ``seed``; nothing before the observed hand can be taken back.
+        """
+        if obs.phase is not Phase.PLAYING:
+            raise ValueError(f"a position can be built only in trick play, not {obs.phase.value}")
+        masks = [h.mask if isinstance(h, CardSet) else h for h in holdings]
+        played = obs.played.mask
+        if len(masks) != 4 or masks[obs.seat] != obs.hand.mask:
+            raise DealError(f"holdings must be 4 hands with seat {obs.seat}'s own hand")
+        union = 0
+        for mask in masks:
+            if union & mask:
+                raise DealError(f"{CardSet(union & mask)} held by two seats")
+            union |= mask
+        if union | played != FULL_DECK or union & played:
+            raise DealError("holdings and the cards played must make up the deck exactly once")
+        game = cls.__new__(cls)
+        game.rules = obs.rules
+        game.seed = seed
+        game._explicit = None
+        game.hand_number = obs.hand_number
+        game.totals = list(obs.totals)
+        game.results = list(obs.results)
+        game.deals = []
+        game.move_stack = []
+        game.outcome = None
+        game._undo = []
+        game._legal = -1
+        game._clear_hand(masks)
+        game.phase = Phase.PLAYING
+        game.exposed_by = [e.mask for e in obs.exposed]
+        game.exposed = _mask_of_sets(obs.exposed)
+        game.tricks = list(obs.tricks)
+        game._pig_taker = -1
+        for trick in game.tricks:
+            won = _mask_of(trick.cards)
+            game.taken[trick.winner] |= won
+            game.opened |= SUIT_MASKS[trick.cards[0] // 13]
+            if won & _PIG_BIT:
+                game._pig_taker = trick.winner
+        game.trick = [card for _, card in obs.trick]
+        game.first_leader = obs.first_leader if obs.first_leader is not None else -1
+        game.leader = obs.trick_leader if obs.trick_leader is not None else -1
+        game.to_move = (game.leader + len(game.trick)) % 4
+        game._led_mask = SUIT_MASKS[game.trick[0] // 13] if game.trick else 0
+        game.hearts_broken = obs.hearts_broken
+        return game
 
     def _deal_for(self, hand_number: int) -> Deal:
         if self._explicit is None:
@@ -184,6 +283,7 @@ class Game:
         self.leader = self.to_move = self.first_leader
 
     def _finish_trick(self) -> None:
+        """Score the completed trick (and the hand after the 13th); may raise DealError."""
         trick = self.trick
         leader = self.leader
         led = self._led_mask
@@ -396,34 +496,43 @@ class Game:
             if not ok:
                 self._refuse_play(seat, card)
             bit = 1 << card
-            self.hands[seat] ^= bit
             trick = self.trick
+            n = len(trick)
             # The undo record is as small as the play allows: most plays stay inside a trick.
-            if not trick:
+            if n < 3:
                 self._undo.append(self.hearts_broken)
-                self._led_mask = SUIT_MASKS[card // 13]
-                trick.append(card)
-                self.to_move = (seat + 1) % 4
-            elif len(trick) < 3:
-                self._undo.append(self.hearts_broken)
-                if bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
+                self.hands[seat] ^= bit
+                if not n:
+                    self._led_mask = SUIT_MASKS[card // 13]
+                elif bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
                     self.hearts_broken = True
                 trick.append(card)
                 self.to_move = (seat + 1) % 4
-            else:
-                if len(self.tricks) < 12:
-                    self._undo.append(
-                        _TrickUndo(
-                            self.leader, self._led_mask, self.opened, self._pig_taker,
-                            self.hearts_broken,
-                        )
-                    )  # fmt: skip
-                else:
-                    self._undo.append(self._snapshot())
+            elif len(self.tricks) < 12:
+                self._undo.append(
+                    _TrickUndo(
+                        self.leader, self._led_mask, self.opened, self._pig_taker,
+                        self.hearts_broken,
+                    )
+                )  # fmt: skip
+                self.hands[seat] ^= bit
                 if bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
                     self.hearts_broken = True
                 trick.append(card)
                 self._finish_trick()
+            else:
+                snapshot = self._snapshot()
+                self._undo.append(snapshot)
+                self.hands[seat] ^= bit
+                if bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
+                    self.hearts_broken = True
+                trick.append(card)
+                try:
+                    self._finish_trick()
+                except DealError:  # explicit deals ran out: refuse the move, change nothing
+                    self._undo.pop()
+                    self._restore(snapshot)
+                    raise
         elif type(move) is Expose:
             self._check_exposure(move)
             self._undo.append(self._snapshot())
