@@ -38,15 +38,17 @@ _KEYS = struct.Struct(">52I")
 def deal_from_seed(seed: Seed, hand_number: int) -> Deal:
     """The deal of hand ``hand_number`` (from 1) of the match with this seed."""
     stream = hashlib.shake_256(f"gongzhu-deal:{seed}:{hand_number}".encode()).digest(_KEYS.size)
-    keys = _KEYS.unpack(stream)
-    order = sorted(range(52), key=keys.__getitem__)
-    masks = []
-    for start in (0, 13, 26, 39):
-        mask = 0
-        for card in order[start : start + 13]:
-            mask |= 1 << card
-        masks.append(mask)
-    return masks[0], masks[1], masks[2], masks[3]
+    keys: tuple[int, ...] = _KEYS.unpack(stream)
+    # Sorting (key << 6 | card) sorts by (key, card) with plain int comparisons.
+    order = sorted([keys[card] << 6 | card for card in range(52)])
+    return _hand_of(order, 0), _hand_of(order, 13), _hand_of(order, 26), _hand_of(order, 39)
+
+
+def _hand_of(order: list[int], start: int) -> int:
+    mask = 0
+    for packed in order[start : start + 13]:
+        mask |= 1 << (packed & 63)
+    return mask
 
 
 def parse_deal(hands: Sequence[CardSet | int | str | Iterable[str]]) -> Deal:

@@ -23,7 +23,7 @@ Play(seat=2, card=39)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple, NoReturn, cast
+from typing import Any, Final, NamedTuple, NoReturn, cast
 
 from referee.cards import (
     CARD_NAMES,
@@ -35,6 +35,7 @@ from referee.cards import (
     SUIT_MASKS,
     TWO_OF_CLUBS,
     TWO_OF_SPADES,
+    Card,
     CardSet,
     Suit,
     parse_card,
@@ -58,16 +59,17 @@ from referee.rules import PLUS_1000, Rules, Variant
 from referee.scoring import score_seat
 
 PASS_COUNT = 3
-_SPADES = SUIT_MASKS[Suit.SPADES]
+# Module-level Final names compile to C globals under mypyc: cheaper than attribute lookups.
+_PLAYING: Final = Phase.PLAYING
+_PLAYS: Final = PLAYS
+_SUIT_BITS: Final = 0x1FFF
+_HEARTS: Final = 0x1FFF << 26
+_SPADES: Final = 0x1FFF << 39
 _PIG_BIT = 1 << PIG
 
 
-class _TrickUndo(NamedTuple):
-    leader: int
-    led_mask: int
-    opened: int
-    pig_taker: int
-    hearts_broken: bool
+_TrickUndo = tuple[int, int, int, int, bool]
+"""Undo record of a play that completes a trick: leader, led mask, opened, pig taker, broken."""
 
 
 class _Snapshot(NamedTuple):
@@ -75,10 +77,6 @@ class _Snapshot(NamedTuple):
     lists: tuple[list[int], ...]
     lengths: tuple[int, int, int]
     tricks: list[Trick]
-
-
-_COPIED = ("hands", "passed", "exposed_by", "taken", "trick", "totals", "_waiting", "tricks",
-           "results", "deals", "move_stack")  # fmt: skip
 
 
 def _mask_of_sets(sets: Iterable[CardSet]) -> int:
@@ -216,18 +214,11 @@ class Game:
             union |= mask
         if union | played != FULL_DECK or union & played:
             raise DealError("holdings and the cards played must make up the deck exactly once")
-        game = cls.__new__(cls)
-        game.rules = obs.rules
-        game.seed = seed
-        game._explicit = None
+        game = cls(obs.rules, seed=seed)
         game.hand_number = obs.hand_number
         game.totals = list(obs.totals)
         game.results = list(obs.results)
         game.deals = []
-        game.move_stack = []
-        game.outcome = None
-        game._undo = []
-        game._legal = -1
         game._clear_hand(masks)
         game.phase = Phase.PLAYING
         game.exposed_by = [e.mask for e in obs.exposed]
@@ -257,7 +248,10 @@ class Game:
 
     def _holder(self, card: int) -> int:
         bit = 1 << card
-        return next(s for s in SEATS if self.hands[s] & bit)
+        for seat in SEATS:
+            if self.hands[seat] & bit:
+                return seat
+        raise AssertionError(f"nobody holds {CARD_NAMES[card]}")
 
     def _start_exposure(self) -> None:
         rules = self.rules
@@ -287,10 +281,11 @@ class Game:
         trick = self.trick
         leader = self.leader
         led = self._led_mask
-        mask = _mask_of(trick)
+        c0, c1, c2, c3 = trick
+        mask = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
         best = (mask & led).bit_length() - 1
         winner = (leader + trick.index(best)) % 4
-        self.tricks.append(Trick(leader, (trick[0], trick[1], trick[2], trick[3]), winner))
+        self.tricks.append(Trick(leader, (c0, c1, c2, c3), winner))
         self.taken[winner] |= mask
         self.opened |= led
         self.trick = []
@@ -408,8 +403,18 @@ class Game:
     def legal_mask(self) -> int:
         """:attr:`legal_moves` as a mask, for drivers that loop fast."""
         if self._legal < 0:
-            self._legal = self._legal_play(self.to_move) if self.phase is Phase.PLAYING else 0
+            self._legal = self._legal_play(self.to_move) if self.phase is _PLAYING else 0
         return self._legal
+
+    def legal_cards(self) -> list[Card]:
+        """:attr:`legal_moves` as a list of cards, lowest first."""
+        mask = self.legal_mask()
+        cards = []
+        while mask:
+            low = mask & -mask
+            cards.append(low.bit_length() - 1)
+            mask ^= low
+        return cards
 
     def _legal_play(self, seat: int) -> int:
         hand = self.hands[seat]
@@ -503,20 +508,20 @@ class Game:
                 self._undo.append(self.hearts_broken)
                 self.hands[seat] ^= bit
                 if not n:
-                    self._led_mask = SUIT_MASKS[card // 13]
-                elif bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
+                    self._led_mask = _SUIT_BITS << card // 13 * 13
+                elif bit & _HEARTS and not self._led_mask & _HEARTS:
                     self.hearts_broken = True
                 trick.append(card)
                 self.to_move = (seat + 1) % 4
             elif len(self.tricks) < 12:
                 self._undo.append(
-                    _TrickUndo(
+                    (
                         self.leader, self._led_mask, self.opened, self._pig_taker,
                         self.hearts_broken,
                     )
                 )  # fmt: skip
                 self.hands[seat] ^= bit
-                if bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
+                if bit & _HEARTS and not self._led_mask & _HEARTS:
                     self.hearts_broken = True
                 trick.append(card)
                 self._finish_trick()
@@ -524,7 +529,7 @@ class Game:
                 snapshot = self._snapshot()
                 self._undo.append(snapshot)
                 self.hands[seat] ^= bit
-                if bit & HEARTS_MASK and not self._led_mask & HEARTS_MASK:
+                if bit & _HEARTS and not self._led_mask & _HEARTS:
                     self.hearts_broken = True
                 trick.append(card)
                 try:
@@ -547,8 +552,11 @@ class Game:
         self.move_stack.append(move)
 
     def play(self, card: int | str) -> None:
-        """Play a card for the seat on turn: ``game.play("QS")``."""
-        self.push(PLAYS[self.to_move][parse_card(card) if isinstance(card, str) else card])
+        """Play a card for the seat on turn: ``game.play("QS")`` or ``game.play(card)``."""
+        if isinstance(card, str):
+            card = parse_card(card)
+        seat = self.to_move
+        self.push(_PLAYS[seat][card] if seat >= 0 and 0 <= card < 52 else Play(seat, card))
 
     def pop(self) -> AnyMove:
         """Take back the last move and return it."""
@@ -565,7 +573,9 @@ class Game:
             self.hearts_broken = undo
             if not self.trick:
                 self._led_mask = 0
-        elif isinstance(undo, _TrickUndo):
+        elif isinstance(undo, _Snapshot):
+            self._restore(undo)
+        else:
             seat, card = cast(Play, move)
             last = self.tricks.pop()
             self.taken[last.winner] ^= _mask_of(last.cards)
@@ -573,8 +583,6 @@ class Game:
             self.hands[seat] |= 1 << card
             self.to_move = seat
             self.leader, self._led_mask, self.opened, self._pig_taker, self.hearts_broken = undo
-        else:
-            self._restore(undo)
         return move
 
     def _refuse_play(self, seat: int, card: object) -> NoReturn:
@@ -591,7 +599,7 @@ class Game:
         raise IllegalMoveError(self.why_illegal(seat, card) or "illegal")
 
     def _check_waiting(self, seat: int, kind: DecisionKind) -> None:
-        phase = {DecisionKind.PASS: Phase.PASSING, DecisionKind.EXPOSE: Phase.EXPOSING}[kind]
+        phase = Phase.PASSING if kind is DecisionKind.PASS else Phase.EXPOSING
         if self.phase is Phase.OVER:
             raise MatchOverError("the match is over")
         if self.phase is not phase:
@@ -690,11 +698,13 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy; the copy cannot :meth:`pop` moves made before it was taken."""
-        clone = Game.__new__(Game)
-        clone.__dict__.update(self.__dict__)
-        for name in _COPIED:
-            setattr(clone, name, getattr(self, name)[:])
-        clone._undo = []
+        clone = Game(self.rules, seed=self.seed)
+        clone._explicit = self._explicit
+        clone._restore(self._snapshot())
+        clone.tricks = self.tricks[:]
+        clone.results = self.results[:]
+        clone.deals = self.deals[:]
+        clone.move_stack = self.move_stack[:]
         return clone
 
     # -- views -----------------------------------------------------------------------------------

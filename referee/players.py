@@ -10,8 +10,10 @@ from __future__ import annotations
 import random
 
 from referee.cards import CardSet
-from referee.moves import AnyMove, Decision, DecisionKind, Expose, Pass, Play
+from referee.game import Game
+from referee.moves import PLAYS, AnyMove, Decision, DecisionKind, Expose, Pass, Play
 from referee.observation import Observation
+from referee.records import Phase
 
 
 class RandomPlayer:
@@ -34,6 +36,27 @@ class RandomPlayer:
             return Expose(decision.seat, CardSet(mask & self._rng.getrandbits(52)))
         chosen = self._rng.sample(list(decision.choices), decision.count or 0)
         return Pass(decision.seat, CardSet.of(chosen))
+
+
+def play_random(game: Game, rng: random.Random, *, until_hand_ends: bool = False) -> None:
+    """Play uniformly random legal decisions until the match ends, or the current hand does.
+
+    The fast loop behind benchmarks and search playouts; exposures and passes are random too.
+    """
+    start = len(game.results)
+    playing = Phase.PLAYING
+    while game.outcome is None and not (until_hand_ends and len(game.results) > start):
+        if game.phase is playing:
+            cards = game.legal_cards()
+            game.push(PLAYS[game.to_move][cards[int(rng.random() * len(cards))]])
+        else:
+            decision = game.pending[0]
+            mask = decision.choices.mask
+            if decision.kind is DecisionKind.EXPOSE:
+                game.push(Expose(decision.seat, CardSet(mask & rng.getrandbits(52))))
+            else:
+                chosen = rng.sample(game.hand(decision.seat).names(), decision.count or 0)
+                game.push(Pass(decision.seat, CardSet.parse(chosen)))
 
 
 def pick_card(mask: int, rng: random.Random) -> int:

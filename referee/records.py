@@ -61,8 +61,7 @@ class Trick(NamedTuple):
         return cls(int(data["leader"]), (a, b, c, d), int(data["winner"]))
 
 
-@dataclass(frozen=True, slots=True)
-class HandResult:
+class HandResult(NamedTuple):
     """A scored hand. ``totals`` are the running totals after it (team totals with ``teams``)."""
 
     hand_number: int

@@ -18,7 +18,7 @@ referee.rules.RulesError: variants no_exposure and sequential_exposure cannot be
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,6 +162,11 @@ class Rules:
                 f"unknown rules key(s) {', '.join(unknown)}; known: {', '.join(_KEYS)}"
             )
         variants = _parse_variants(data.get("variants", []))
+        threshold = data.get("losing_threshold", DEFAULT_LOSING_THRESHOLD)
+        if Variant.TARGET_500 in variants and "losing_threshold" in data and threshold != -500:
+            raise RulesError(
+                f"target_500 sets losing_threshold to -500, but {threshold!r} was also given"
+            )
         direction = data.get("pass_direction", PassDirection.NEXT.value)
         try:
             pass_direction = PassDirection(direction)
@@ -170,7 +175,7 @@ class Rules:
             raise RulesError(f"pass_direction {direction!r} is not one of {choices}") from None
         return cls(
             variants=variants,
-            losing_threshold=data.get("losing_threshold", DEFAULT_LOSING_THRESHOLD),
+            losing_threshold=threshold,
             max_hands=data.get("max_hands", DEFAULT_MAX_HANDS),
             fixed_hands=data.get("fixed_hands"),
             pass_direction=pass_direction,
@@ -188,12 +193,12 @@ class Rules:
 
 
 def _parse_variants(raw: Any) -> frozenset[Variant]:
-    if isinstance(raw, str) or not isinstance(raw, Iterable):
+    if not isinstance(raw, list | tuple):
         raise RulesError("variants must be a list of variant names")
     known = {v.value: v for v in Variant}
     out: set[Variant] = set()
     for name in raw:
-        if name not in known:
+        if not isinstance(name, str) or name not in known:
             raise RulesError(f"unknown variant {name!r}; known: {', '.join(sorted(known))}")
         if known[name] in out:
             raise RulesError(f"variant {name} is listed twice")

@@ -9,8 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from referee.cards import (
     ACE_OF_HEARTS,
@@ -33,8 +32,7 @@ _OTHER_SCORING = SCORING_MASK & ~_TC_BIT
 QD_TRICK_BONUS = 10
 
 
-@dataclass(frozen=True, slots=True)
-class SeatScore:
+class SeatScore(NamedTuple):
     """One seat's hand score and how it was reached.
 
     ``score == (hearts + pig + goat) * multiplier + transformer_bonus + qd_bonus``, then cut

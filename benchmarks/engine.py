@@ -1,0 +1,205 @@
+"""Referee speed: full hands with random legal decisions, side by side with OpenSpiel's hearts.
+
+Every contestant plays complete hands (deal, random exposures where the game has them,
+52 random legal plays, scoring) for a fixed time in its own subprocess; rounds alternate the
+contestants so machine noise hits all of them alike, and the report gives the median hands per
+second and the ratio to OpenSpiel's ``hearts`` driven from Python, the peer to beat.
+
+    python benchmarks/engine.py                 # all contestants, 3 rounds of 3 s
+    python benchmarks/engine.py --rounds 5 --seconds 5
+
+Contestants:
+- ``gongzhu python``: the referee as shipped (pure Python), driven from Python through its
+  public API: ``game.pending`` / ``push(Expose(...))``, then ``game.play(choice(game.legal_cards()))``.
+- ``gongzhu mypyc``: the same source and driver, the referee compiled by mypyc
+  (``GONGZHU_COMPILE=1 pip install .``, built into a temporary directory by this script).
+- ``gongzhu mypyc play_random``: the compiled referee's own random-playout loop
+  (``referee.players.play_random``), the counterpart of OpenSpiel's C++ loop.
+- ``open_spiel python``: ``pyspiel.load_game("hearts", {"pass_cards": False})`` driven from
+  Python: ``state.apply_action(choice(state.legal_actions()))`` until terminal (the deal is
+  52 chance actions in OpenSpiel's API).
+- ``open_spiel C++``: ``pyspiel.evaluate_bots`` with uniform-random bots (the stretch reference).
+
+OpenSpiel is an optional extra: ``pip install -e '.[bench]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- the contestants, each run inside its own subprocess -------------------------------------
+
+
+def _gongzhu_driver(seconds: float) -> int:
+    import random
+
+    from referee import CardSet, Expose, Game, Phase, Rules
+
+    rules = Rules(fixed_hands=1, max_hands=1)
+    rng = random.Random(1)
+    choice = rng.choice
+    playing = Phase.PLAYING
+    hands = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        game = Game(rules, seed=hands)
+        while game.phase is not playing:
+            for decision in game.pending:
+                exposed = decision.choices.mask & rng.getrandbits(52)
+                game.push(Expose(decision.seat, CardSet(exposed)))
+        while game.outcome is None:
+            game.play(choice(game.legal_cards()))
+        hands += 1
+    return hands
+
+
+def _gongzhu_play_random(seconds: float) -> int:
+    import random
+
+    from referee import Game, Rules
+    from referee.players import play_random
+
+    rules = Rules(fixed_hands=1, max_hands=1)
+    rng = random.Random(1)
+    hands = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        play_random(Game(rules, seed=hands), rng)
+        hands += 1
+    return hands
+
+
+def _open_spiel_python(seconds: float) -> int:
+    import random
+
+    import pyspiel
+
+    game = pyspiel.load_game("hearts", {"pass_cards": False})
+    choice = random.Random(1).choice
+    hands = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(choice(state.legal_actions()))
+        hands += 1
+    return hands
+
+
+def _open_spiel_cpp(seconds: float) -> int:
+    import pyspiel
+
+    game = pyspiel.load_game("hearts", {"pass_cards": False})
+    bots = [pyspiel.make_uniform_random_bot(seat, seat + 1) for seat in range(4)]
+    hands = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        pyspiel.evaluate_bots(game.new_initial_state(), bots, hands)
+        hands += 1
+    return hands
+
+
+WORKERS: dict[str, Callable[[float], int]] = {
+    "gongzhu-driver": _gongzhu_driver,
+    "gongzhu-play-random": _gongzhu_play_random,
+    "open-spiel-python": _open_spiel_python,
+    "open-spiel-cpp": _open_spiel_cpp,
+}
+
+
+def _worker_main(name: str, seconds: float) -> None:
+    import referee
+
+    start = time.perf_counter()
+    hands = WORKERS[name](seconds)
+    elapsed = time.perf_counter() - start
+    compiled = referee.game.__file__.endswith(".so")
+    print(json.dumps({"hands": hands, "seconds": elapsed, "compiled": compiled}))
+
+
+# -- the harness ------------------------------------------------------------------------------
+
+
+def build_compiled(target: Path) -> None:
+    """Install the mypyc-compiled referee into ``target`` (the production build path)."""
+    env = {**os.environ, "GONGZHU_COMPILE": "1"}
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--target", str(target), str(ROOT)],
+        check=True, env=env, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def has_open_spiel() -> bool:
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_worker(worker: str, seconds: float, pythonpath: Path) -> float:
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", worker, "--seconds", str(seconds)],
+        check=True, env=env, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    result = json.loads(out.strip().splitlines()[-1])
+    return float(result["hands"]) / float(result["seconds"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per contestant per round")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-compile", action="store_true", help="skip the mypyc build")
+    parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        _worker_main(args.worker, args.seconds)
+        return
+
+    with tempfile.TemporaryDirectory(prefix="gongzhu-compiled-") as tmp:
+        contestants: list[tuple[str, str, Path]] = [("gongzhu python", "gongzhu-driver", ROOT)]
+        if not args.no_compile:
+            print("building the mypyc-compiled referee ...", file=sys.stderr)
+            build_compiled(Path(tmp))
+            contestants += [
+                ("gongzhu mypyc", "gongzhu-driver", Path(tmp)),
+                ("gongzhu mypyc play_random", "gongzhu-play-random", Path(tmp)),
+            ]
+        if has_open_spiel():
+            contestants += [
+                ("open_spiel python", "open-spiel-python", ROOT),
+                ("open_spiel C++", "open-spiel-cpp", ROOT),
+            ]
+        else:
+            print("open_spiel is not installed (pip install -e '.[bench]'): skipping it", file=sys.stderr)
+        rates: dict[str, list[float]] = {name: [] for name, _, _ in contestants}
+        for round_number in range(args.rounds):
+            for name, worker, path in contestants:
+                rates[name].append(run_worker(worker, args.seconds, path))
+            print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
+
+    medians = {name: statistics.median(r) for name, r in rates.items()}
+    peer = medians.get("open_spiel python")
+    print(f"{'contestant':<28} {'hands/s (median)':>17} {'min':>9} {'max':>9} {'vs open_spiel python':>21}")
+    for name, values in rates.items():
+        ratio = f"{medians[name] / peer:.2f}x" if peer else "n/a"
+        print(f"{name:<28} {medians[name]:>17,.0f} {min(values):>9,.0f} {max(values):>9,.0f} {ratio:>21}")
+
+
+if __name__ == "__main__":
+    main()
