@@ -1,0 +1,19 @@
+# Sourced by scripts/run and scripts/test: make .venv and install the project into it.
+# PYTHON picks the interpreter (default python3, which must be 3.11 or newer).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PYTHON="${PYTHON:-python3}"
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "error: Python 3.11 or newer is needed ($PYTHON is $("$PYTHON" --version 2>&1))" >&2
+    exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.installed-$(cat pyproject.toml setup.py | sha256sum | cut -c1-16)-$1
+if [ ! -e "$stamp" ]; then
+    .venv/bin/python -m pip install --quiet --upgrade pip
+    .venv/bin/python -m pip install --quiet -e ".[$1]"
+    rm -f .venv/.installed-*
+    touch "$stamp"
+fi
