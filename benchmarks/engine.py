@@ -10,7 +10,8 @@ second and the ratio to OpenSpiel's ``hearts`` driven from Python, the peer to b
 
 Contestants:
 - ``gongzhu python``: the referee as shipped (pure Python), driven from Python through its
-  public API: ``game.pending`` / ``push(Expose(...))``, then ``game.play(choice(game.legal_cards()))``.
+  public API: ``game.pending`` / ``push(Expose(...))``, then
+  ``game.play(choice(game.legal_cards()))``.
 - ``gongzhu mypyc``: the same source and driver, the referee compiled by mypyc
   (``GONGZHU_COMPILE=1 pip install .``, built into a temporary directory by this script).
 - ``gongzhu mypyc play_random``: the compiled referee's own random-playout loop
@@ -161,7 +162,9 @@ def run_worker(worker: str, seconds: float, pythonpath: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=3.0, help="time per contestant per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-compile", action="store_true", help="skip the mypyc build")
@@ -186,7 +189,10 @@ def main() -> None:
                 ("open_spiel C++", "open-spiel-cpp", ROOT),
             ]
         else:
-            print("open_spiel is not installed (pip install -e '.[bench]'): skipping it", file=sys.stderr)
+            print(
+                "open_spiel is not installed (pip install -e '.[bench]'): skipping it",
+                file=sys.stderr,
+            )
         rates: dict[str, list[float]] = {name: [] for name, _, _ in contestants}
         for round_number in range(args.rounds):
             for name, worker, path in contestants:
@@ -195,10 +201,12 @@ def main() -> None:
 
     medians = {name: statistics.median(r) for name, r in rates.items()}
     peer = medians.get("open_spiel python")
-    print(f"{'contestant':<28} {'hands/s (median)':>17} {'min':>9} {'max':>9} {'vs open_spiel python':>21}")
+    row = "{:<28} {:>17} {:>9} {:>9} {:>21}"
+    print(row.format("contestant", "hands/s (median)", "min", "max", "vs open_spiel python"))
     for name, values in rates.items():
         ratio = f"{medians[name] / peer:.2f}x" if peer else "n/a"
-        print(f"{name:<28} {medians[name]:>17,.0f} {min(values):>9,.0f} {max(values):>9,.0f} {ratio:>21}")
+        numbers = (f"{v:,.0f}" for v in (medians[name], min(values), max(values)))
+        print(row.format(name, *numbers, ratio))
 
 
 if __name__ == "__main__":

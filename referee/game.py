@@ -75,7 +75,7 @@ _TrickUndo = tuple[int, int, int, int, bool]
 class _Snapshot(NamedTuple):
     scalars: tuple[Any, ...]
     lists: tuple[list[int], ...]
-    lengths: tuple[int, int, int]
+    lengths: tuple[int, int, int, int]
     tricks: list[Trick]
 
 
@@ -108,6 +108,8 @@ class Game:
     """Each seat's running total (see :meth:`standing` for team totals)."""
     results: list[HandResult]
     deals: list[Deal]
+    hand_tricks: list[tuple[Trick, ...]]
+    """The 13 tricks of every finished hand, in order (the current hand's are :attr:`tricks`)."""
     """The deal of every hand so far, as dealt (before any passing)."""
     move_stack: list[AnyMove]
     outcome: Outcome | None
@@ -150,6 +152,7 @@ class Game:
         self.totals = [0, 0, 0, 0]
         self.results = []
         self.deals = []
+        self.hand_tricks = []
         self.move_stack = []
         self.outcome = None
         self._undo = []
@@ -219,6 +222,7 @@ class Game:
         game.totals = list(obs.totals)
         game.results = list(obs.results)
         game.deals = []
+        game.hand_tricks = []
         game._clear_hand(masks)
         game.phase = Phase.PLAYING
         game.exposed_by = [e.mask for e in obs.exposed]
@@ -314,6 +318,7 @@ class Game:
             self.totals[s] += seats[s].score
         standing = self.standing()
         self.results.append(HandResult(self.hand_number, CardSet(self.exposed), seats, standing))
+        self.hand_tricks.append(tuple(self.tricks))
         termination = self._termination(standing)
         if termination is None:
             self._start_hand()
@@ -675,7 +680,7 @@ class Game:
                 self.hands[:], self.passed[:], self.exposed_by[:], self.taken[:], self.trick[:],
                 self.totals[:], self._waiting[:],
             ),
-            (len(self.tricks), len(self.results), len(self.deals)),
+            (len(self.tricks), len(self.results), len(self.deals), len(self.hand_tricks)),
             self.tricks,
         )  # fmt: skip
 
@@ -691,10 +696,11 @@ class Game:
         self._waiting = snap.lists[6]
         # A hand boundary replaces the list of tricks; within a hand it only grows.
         self.tricks = snap.tricks
-        n_tricks, n_results, n_deals = snap.lengths
+        n_tricks, n_results, n_deals, n_hand_tricks = snap.lengths
         del self.tricks[n_tricks:]
         del self.results[n_results:]
         del self.deals[n_deals:]
+        del self.hand_tricks[n_hand_tricks:]
 
     def copy(self) -> Game:
         """An independent copy; the copy cannot :meth:`pop` moves made before it was taken."""
@@ -704,6 +710,7 @@ class Game:
         clone.tricks = self.tricks[:]
         clone.results = self.results[:]
         clone.deals = self.deals[:]
+        clone.hand_tricks = self.hand_tricks[:]
         clone.move_stack = self.move_stack[:]
         return clone
 

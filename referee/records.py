@@ -120,6 +120,18 @@ class Outcome:
             "hands_played": self.hands_played,
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        t0, t1, t2, t3 = (int(t) for t in data["totals"])
+        p0, p1, p2, p3 = (int(p) for p in data["places"])
+        return cls(
+            termination=Termination(data["termination"]),
+            totals=(t0, t1, t2, t3),
+            places=(p0, p1, p2, p3),
+            out=tuple(int(s) for s in data["out"]),
+            hands_played=int(data["hands_played"]),
+        )
+
 
 def places_of(totals: Sequence[int]) -> tuple[int, int, int, int]:
     """Competition ranking, highest total first; equal totals share a place.

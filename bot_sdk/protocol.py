@@ -1,0 +1,406 @@
+"""The bot protocol ``gongzhu-bot/1``: every message between the arena and a bot, in one place.
+
+The arena POSTs one JSON object to the bot's endpoint per message; ``type`` says which:
+
+- ``hello``: the handshake; the bot answers ``{"protocol", "name", "version"}``.
+- ``decision``: expose, pass or play; the bot answers ``{"expose": [...]}``, ``{"pass": [...]}``
+  or ``{"card": "QS"}``.
+- ``hand_end`` and ``match_end``: notifications; any 2xx answer, the body is ignored.
+
+Both sides build, encode and check messages with the functions here, so the arena's workers and
+the SDK cannot drift apart. docs/PROTOCOL.md is the reference a bot author reads.
+
+>>> from referee import Game
+>>> obs = Game(seed=1).observation(3)
+>>> request = decision_request(obs, match_id="m1", decision_id="m1:1:0",
+...                            time_limit_ms=1000, time_bank_ms=30000)
+>>> request["kind"], request["trick_number"], request["observation"]["decision"]["choices"]
+('expose', 0, ['JD', 'AH'])
+>>> parse_answer(DecisionKind.EXPOSE, b'{"expose": ["AH"]}', obs)
+Expose(seat=3, cards=CardSet('AH'))
+>>> parse_answer(DecisionKind.EXPOSE, b'{"card": "AH"}', obs)
+Traceback (most recent call last):
+...
+bot_sdk.protocol.WrongKind: this is an expose decision: answer {"expose": [...]}, not "card"
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from referee import (
+    DECK,
+    AnyMove,
+    Card,
+    CardSet,
+    Decision,
+    DecisionKind,
+    Expose,
+    HandResult,
+    Observation,
+    Outcome,
+    Pass,
+    Phase,
+    Play,
+    Rules,
+    card_name,
+    suit_of,
+)
+
+PROTOCOL = "gongzhu-bot/1"
+DEFAULT_TIME_LIMIT_MS = 1000
+"""The arena's default time for one decision."""
+DEFAULT_TIME_BANK_MS = 30_000
+"""The arena's default time bank for one match."""
+DEFAULT_FAULT_LIMIT = 5
+"""Faults in one match after which the arena forfeits the bot's match."""
+
+Message = dict[str, Any]
+
+
+class MessageType(enum.StrEnum):
+    HELLO = "hello"
+    DECISION = "decision"
+    HAND_END = "hand_end"
+    MATCH_END = "match_end"
+
+
+class Fault(enum.StrEnum):
+    """Why an answer did not count; each one is a recorded fault answered by the fallback."""
+
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    HTTP_STATUS = "http_status"
+    MALFORMED = "malformed"
+    WRONG_KIND = "wrong_kind"
+    ILLEGAL = "illegal"
+
+
+ANSWER_FIELDS: Mapping[DecisionKind, str] = {
+    DecisionKind.PLAY: "card",
+    DecisionKind.EXPOSE: "expose",
+    DecisionKind.PASS: "pass",
+}
+"""The one field of the answer to each kind of decision."""
+
+_EXAMPLES = {
+    DecisionKind.PLAY: '{"card": "QS"}',
+    DecisionKind.EXPOSE: '{"expose": [...]}',
+    DecisionKind.PASS: '{"pass": [...]}',
+}
+_CARDS: Mapping[str, Card] = {card_name(c): c for c in DECK}
+_MAX_NAME = 64
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+class AnswerError(ValueError):
+    """An answer that does not count; ``fault`` says how the arena records it."""
+
+    fault: Fault
+
+
+class MalformedAnswer(AnswerError):  # noqa: N818 - the protocol's name for the fault
+    """Not JSON, not an object, a missing or mistyped field, an unknown card name."""
+
+    fault = Fault.MALFORMED
+
+
+class WrongKind(AnswerError):  # noqa: N818
+    """A well-formed answer to another kind of decision (``{"card"}`` to an expose)."""
+
+    fault = Fault.WRONG_KIND
+
+
+class IllegalAnswer(AnswerError):  # noqa: N818
+    """A well-formed answer that the rules forbid now."""
+
+    fault = Fault.ILLEGAL
+
+
+# -- encoding ----------------------------------------------------------------------------------
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """Canonical JSON: sorted keys, no spaces, UTF-8. The same message is always the same bytes,
+    so the hash of a body can be recomputed later from a match log."""
+    return json.dumps(
+        message, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def decode(body: bytes) -> Any:
+    """Parse a JSON body (``ValueError`` if it is not UTF-8 JSON; NaN and Infinity are refused)."""
+    return json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# -- requests: the arena builds them ------------------------------------------------------------
+
+
+def hello_request(
+    *,
+    arena: str = "gongzhu-arena",
+    match_id: str | None = None,
+    seat: int | None = None,
+    rules: Rules | None = None,
+    time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS,
+) -> Message:
+    """The handshake. Before a match it names the match, the seat and the rules; when the arena
+    only checks an endpoint (at registration) those are ``None``."""
+    return {
+        "protocol": PROTOCOL,
+        "type": MessageType.HELLO.value,
+        "arena": arena,
+        "match_id": match_id,
+        "seat": seat,
+        "rules": None if rules is None else rules.to_json(),
+        "time_limit_ms": time_limit_ms,
+        "time_bank_ms": time_bank_ms,
+    }
+
+
+def decision_id(match_id: str, hand_number: int, seq: int) -> str:
+    """The id of a match's ``seq``-th decision in a hand; a retry of a decision reuses its id."""
+    return f"{match_id}:{hand_number}:{seq}"
+
+
+def trick_number(obs: Observation) -> int:
+    """The trick being played, 1 to 13; 0 before play (passing, exposing)."""
+    return len(obs.tricks) + 1 if obs.phase is Phase.PLAYING else 0
+
+
+def decision_request(
+    obs: Observation,
+    *,
+    match_id: str,
+    decision_id: str,
+    time_limit_ms: int,
+    time_bank_ms: int,
+) -> Message:
+    """Ask the seat of ``obs`` for its pending decision; the legal choices are in
+    ``observation.decision``."""
+    decision = pending_decision(obs)
+    return {
+        "protocol": PROTOCOL,
+        "type": MessageType.DECISION.value,
+        "match_id": match_id,
+        "hand_number": obs.hand_number,
+        "trick_number": trick_number(obs),
+        "decision_id": decision_id,
+        "seat": obs.seat,
+        "kind": decision.kind.value,
+        "time_limit_ms": time_limit_ms,
+        "time_bank_ms": time_bank_ms,
+        "observation": obs.to_json(),
+    }
+
+
+def hand_end_notice(result: HandResult, observation: Observation, *, match_id: str) -> Message:
+    """A hand was scored: the result and the seat's view of the hand as it ended."""
+    return {
+        "protocol": PROTOCOL,
+        "type": MessageType.HAND_END.value,
+        "match_id": match_id,
+        "hand_number": result.hand_number,
+        "seat": observation.seat,
+        "result": result.to_json(),
+        "observation": observation.to_json(),
+    }
+
+
+def match_end_notice(outcome: Outcome, *, match_id: str, seat: int) -> Message:
+    """The match is over (also sent after a forfeit: the outcome is the auto-played match's)."""
+    return {
+        "protocol": PROTOCOL,
+        "type": MessageType.MATCH_END.value,
+        "match_id": match_id,
+        "seat": seat,
+        "outcome": outcome.to_json(),
+    }
+
+
+# -- requests: the bot reads them (after schema validation) -------------------------------------
+
+
+def read_decision(message: Mapping[str, Any]) -> Observation:
+    return Observation.from_json(message["observation"])
+
+
+def read_hand_end(message: Mapping[str, Any]) -> tuple[HandResult, Observation]:
+    return HandResult.from_json(message["result"]), Observation.from_json(message["observation"])
+
+
+def read_match_end(message: Mapping[str, Any]) -> Outcome:
+    return Outcome.from_json(message["outcome"])
+
+
+# -- answers --------------------------------------------------------------------------------------
+
+
+class BotInfo(NamedTuple):
+    """What a bot says about itself in the handshake."""
+
+    name: str
+    version: str
+
+
+def hello_answer(name: str, version: str) -> Message:
+    return {"protocol": PROTOCOL, "name": name, "version": version}
+
+
+def parse_hello_answer(body: bytes) -> BotInfo:
+    """The bot's name and version from its handshake answer, or :class:`MalformedAnswer`."""
+    data = _object(body, '{"protocol": "gongzhu-bot/1", "name": ..., "version": ...}')
+    protocol = data.get("protocol")
+    if protocol != PROTOCOL:
+        raise MalformedAnswer(
+            f"the arena speaks {PROTOCOL}, the bot answered protocol {protocol!r}"
+        )
+    return BotInfo(_label(data, "name"), _label(data, "version"))
+
+
+def _label(data: dict[str, Any], field: str) -> str:
+    value = data.get(field)
+    if not isinstance(value, str) or not 0 < len(value) <= _MAX_NAME:
+        raise MalformedAnswer(
+            f'"{field}" must be a string of 1 to {_MAX_NAME} characters, not {value!r}'
+        )
+    return value
+
+
+def answer_of(move: AnyMove) -> Message:
+    """The answer a bot sends for a move: ``{"card": "QS"}``, ``{"expose": [...]}``, ``{"pass":
+    [...]}``."""
+    if isinstance(move, Play):
+        return {"card": card_name(move.card)}
+    if isinstance(move, Expose):
+        return {"expose": move.cards.names()}
+    return {"pass": move.cards.names()}
+
+
+def fallback_move(obs: Observation) -> AnyMove:
+    """What the arena plays for a seat whose answer did not count: the lowest legal card, no
+    exposure, the highest cards to pass."""
+    decision = pending_decision(obs)
+    if decision.kind is DecisionKind.PLAY:
+        return Play(obs.seat, decision.choices.lowest())
+    if decision.kind is DecisionKind.EXPOSE:
+        return Expose(obs.seat, CardSet())
+    highest = list(reversed(decision.choices))[: decision.count or 0]
+    return Pass(obs.seat, CardSet.of(highest))
+
+
+def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
+    """The move a bot's answer body makes for the pending decision of ``obs``.
+
+    Raises :class:`MalformedAnswer`, :class:`WrongKind` or :class:`IllegalAnswer` with a message
+    the bot's author can act on. The referee stays the final judge of the move.
+    """
+    decision = pending_decision(obs)
+    if decision.kind is not kind:
+        raise ValueError(
+            f"seat {obs.seat} has {_article(decision.kind)} {decision.kind.value} decision, "
+            f"not {kind.value}"
+        )
+    field = ANSWER_FIELDS[kind]
+    data = _object(body, _EXAMPLES[kind])
+    if field not in data:
+        others = [f for f in ANSWER_FIELDS.values() if f in data]
+        if others:
+            raise WrongKind(
+                f"this is {_article(kind)} {kind.value} decision: answer {_EXAMPLES[kind]}, "
+                f'not "{others[0]}"'
+            )
+        raise MalformedAnswer(f'the answer has no "{field}" field: answer {_EXAMPLES[kind]}')
+    value = data[field]
+    if kind is DecisionKind.PLAY:
+        card = _card(value, field)
+        _check_play(card, decision, obs)
+        return Play(obs.seat, card)
+    cards = _cards(value, field)
+    if kind is DecisionKind.EXPOSE:
+        _check_choices(cards, decision, "expose", "you may expose only")
+        return Expose(obs.seat, cards)
+    _check_choices(cards, decision, "pass", "you may pass only cards of your hand:")
+    if len(cards) != decision.count:
+        raise IllegalAnswer(f"pass exactly {decision.count} cards, not {len(cards)}")
+    return Pass(obs.seat, cards)
+
+
+def pending_decision(obs: Observation) -> Decision:
+    if obs.decision is None:
+        raise ValueError(f"seat {obs.seat} has no decision pending")
+    return obs.decision
+
+
+def _article(kind: DecisionKind) -> str:
+    return "an" if kind is DecisionKind.EXPOSE else "a"
+
+
+def _object(body: bytes, example: str) -> dict[str, Any]:
+    try:
+        data = decode(body)
+    except ValueError as exc:
+        raise MalformedAnswer(f"the answer is not UTF-8 JSON ({exc}): answer {example}") from None
+    if not isinstance(data, dict):
+        raise MalformedAnswer(
+            f"the answer must be a JSON object such as {example}, not {type(data).__name__}"
+        )
+    return data
+
+
+def _card(value: Any, field: str) -> Card:
+    if not isinstance(value, str):
+        raise MalformedAnswer(f'"{field}" must be a card name such as "QS", not {value!r}')
+    card = _CARDS.get(value)
+    if card is None:
+        raise MalformedAnswer(
+            f"{value!r} is not a card name: write rank then suit in capitals, ranks "
+            '23456789TJQKA, suits CDHS (e.g. "QS", "TC")'
+        )
+    return card
+
+
+def _cards(value: Any, field: str) -> CardSet:
+    if not isinstance(value, list):
+        raise MalformedAnswer(f'"{field}" must be a list of card names, not {value!r}')
+    mask = 0
+    for item in value:
+        bit = 1 << _card(item, field)
+        if mask & bit:
+            raise MalformedAnswer(f'"{field}" lists {item} twice')
+        mask |= bit
+    return CardSet(mask)
+
+
+def _check_play(card: Card, decision: Decision, obs: Observation) -> None:
+    if card in decision.choices:
+        return
+    name = card_name(card)
+    if card not in obs.hand:
+        raise IllegalAnswer(f"you do not hold {name}; your legal cards: {decision.choices}")
+    if obs.trick:
+        led = suit_of(obs.trick[0][1])
+        if suit_of(card) is not led and obs.hand.of_suit(led):
+            raise IllegalAnswer(
+                f"{name} does not follow {led.plural}; your legal cards: {decision.choices}"
+            )
+    raise IllegalAnswer(
+        f"{name} may not be played now (exposure or lead rules); your legal cards: "
+        f"{decision.choices}"
+    )
+
+
+def _check_choices(cards: CardSet, decision: Decision, verb: str, only: str) -> None:
+    extra = cards - decision.choices
+    if extra:
+        raise IllegalAnswer(f"you may not {verb} {extra}: {only} {decision.choices or 'nothing'}")
