@@ -1,0 +1,277 @@
+"""The match log: everything needed to replay and audit a match without the service.
+
+A log is a plain JSON object (``format: "gongzhu-replay/1"``); these dataclasses are its typed
+form. ``MatchLog.from_json(log.to_json()) == log`` for every log. The format is documented in
+docs/REPLAYS.md and described by ``replays/schemas/replay-1.json``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee import (
+    AnyMove,
+    CardSet,
+    DecisionKind,
+    HandResult,
+    Move,
+    Outcome,
+    Rules,
+    Trick,
+)
+
+FORMAT = "gongzhu-replay/1"
+
+
+class Status(enum.StrEnum):
+    """How a decision was made: by the bot (``ok``) or by the arena's fallback after a fault."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    """No answer within the time allowed (the decision's limit plus what was left in the bank)."""
+    ERROR = "error"
+    """The bot could not be reached or answered with an HTTP error."""
+    INVALID = "invalid"
+    """The answer was not a well-formed answer to this decision (bad JSON, wrong kind, …)."""
+    ILLEGAL = "illegal"
+    """A well-formed answer the rules forbid."""
+    FORFEIT_AUTOPLAY = "forfeit-autoplay"
+    """The bot had forfeited the match; the arena played for it without asking."""
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One decision: what the seat was asked, how it answered, and what the referee applied."""
+
+    seat: int
+    kind: DecisionKind
+    applied: AnyMove
+    """The move the referee applied: the bot's answer when ``status`` is ok, else the fallback."""
+    status: Status = Status.OK
+    decision_id: str = ""
+    latency_ms: int | None = None
+    """Wall-clock time from sending the request to having the answer (None when not asked)."""
+    answer: str | None = None
+    """The bot's answer as received (an excerpt for long or broken answers), for disputes."""
+    fault: str | None = None
+    """What was wrong, in words a bot author can act on (None when ``status`` is ok)."""
+    time_limit_ms: int | None = None
+    time_bank_ms: int | None = None
+    """The time values sent with the request (they are part of its body)."""
+    request_sha256: str | None = None
+    """SHA-256 of the exact request body sent (None for bots played in-process)."""
+
+    def to_json(self) -> dict[str, Any]:
+        move = self.applied.to_json()
+        del move["seat"]
+        return {
+            "seat": self.seat,
+            "kind": self.kind.value,
+            "applied": move,
+            "status": self.status.value,
+            "decision_id": self.decision_id,
+            "latency_ms": self.latency_ms,
+            "answer": self.answer,
+            "fault": self.fault,
+            "time_limit_ms": self.time_limit_ms,
+            "time_bank_ms": self.time_bank_ms,
+            "request_sha256": self.request_sha256,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DecisionRecord:
+        seat = int(data["seat"])
+        return cls(
+            seat=seat,
+            kind=DecisionKind(data["kind"]),
+            applied=Move.from_json({"seat": seat, **data["applied"]}),
+            status=Status(data["status"]),
+            decision_id=str(data.get("decision_id", "")),
+            latency_ms=data.get("latency_ms"),
+            answer=data.get("answer"),
+            fault=data.get("fault"),
+            time_limit_ms=data.get("time_limit_ms"),
+            time_bank_ms=data.get("time_bank_ms"),
+            request_sha256=data.get("request_sha256"),
+        )
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One hand: the deal as dealt (before passing), every decision in order, and the result."""
+
+    hand_number: int
+    deal: tuple[CardSet, CardSet, CardSet, CardSet]
+    first_leader: int
+    decisions: tuple[DecisionRecord, ...]
+    tricks: tuple[Trick, ...]
+    result: HandResult
+    dealer: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hand_number": self.hand_number,
+            "deal": [hand.names() for hand in self.deal],
+            "dealer": self.dealer,
+            "first_leader": self.first_leader,
+            "decisions": [d.to_json() for d in self.decisions],
+            "tricks": [t.to_json() for t in self.tricks],
+            "result": self.result.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> HandRecord:
+        a, b, c, d = (CardSet.parse(hand) for hand in data["deal"])
+        return cls(
+            hand_number=int(data["hand_number"]),
+            deal=(a, b, c, d),
+            dealer=data.get("dealer"),
+            first_leader=int(data["first_leader"]),
+            decisions=tuple(DecisionRecord.from_json(x) for x in data["decisions"]),
+            tricks=tuple(Trick.from_json(t) for t in data["tricks"]),
+            result=HandResult.from_json(data["result"]),
+        )
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sat where: a registered bot (``http``), a house bot, or a person."""
+
+    seat: int
+    bot_id: str
+    name: str
+    version: str = ""
+    kind: str = "http"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "bot_id": self.bot_id,
+            "name": self.name,
+            "version": self.version,
+            "kind": self.kind,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeatInfo:
+        return cls(
+            seat=int(data["seat"]),
+            bot_id=str(data["bot_id"]),
+            name=str(data["name"]),
+            version=str(data.get("version", "")),
+            kind=str(data.get("kind", "http")),
+        )
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    decision_ms: int
+    bank_ms: int
+    fault_limit: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "decision_ms": self.decision_ms,
+            "bank_ms": self.bank_ms,
+            "fault_limit": self.fault_limit,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
+        return cls(int(data["decision_ms"]), int(data["bank_ms"]), int(data["fault_limit"]))
+
+
+@dataclass(frozen=True)
+class MatchLog:
+    """A whole match. ``places`` is the final ranking: the referee's, with forfeited seats last."""
+
+    match_id: str
+    rules: Rules
+    seed: str
+    seats: tuple[SeatInfo, ...]
+    hands: tuple[HandRecord, ...]
+    outcome: Outcome
+    places: tuple[int, int, int, int]
+    time_control: TimeControl
+    forfeited: tuple[int, ...] = ()
+    faults: tuple[int, int, int, int] = (0, 0, 0, 0)
+    tournament_id: str | None = None
+    table_id: str | None = None
+    rated: bool = True
+    started_at: str | None = None
+    finished_at: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Free-form context (e.g. ``{"human": true}``) that the referee does not check."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "match_id": self.match_id,
+            "tournament_id": self.tournament_id,
+            "table_id": self.table_id,
+            "rated": self.rated,
+            "rules": self.rules.to_json(),
+            "seed": self.seed,
+            "time_control": self.time_control.to_json(),
+            "seats": [s.to_json() for s in self.seats],
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "hands": [h.to_json() for h in self.hands],
+            "outcome": self.outcome.to_json(),
+            "forfeited": list(self.forfeited),
+            "faults": list(self.faults),
+            "places": list(self.places),
+            "extra": dict(self.extra),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> MatchLog:
+        """Read a log of this format (see :func:`replays.upgrade.read_log` for older ones)."""
+        if data.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} log: format is {data.get('format')!r}")
+        outcome = Outcome.from_json(data["outcome"])
+        return cls(
+            match_id=str(data["match_id"]),
+            tournament_id=data.get("tournament_id"),
+            table_id=data.get("table_id"),
+            rated=bool(data.get("rated", True)),
+            rules=Rules.from_json(data["rules"]),
+            seed=str(data["seed"]),
+            time_control=TimeControl.from_json(data["time_control"]),
+            seats=tuple(SeatInfo.from_json(s) for s in data["seats"]),
+            started_at=data.get("started_at"),
+            finished_at=data.get("finished_at"),
+            hands=tuple(HandRecord.from_json(h) for h in data["hands"]),
+            outcome=outcome,
+            forfeited=tuple(int(s) for s in data.get("forfeited", ())),
+            faults=_four(data.get("faults", (0, 0, 0, 0))),
+            places=_four(data["places"]),
+            extra=dict(data.get("extra", {})),
+        )
+
+
+def final_places(outcome: Outcome, forfeited: Sequence[int]) -> tuple[int, int, int, int]:
+    """The referee's places with every forfeited seat ranked last (forfeits share last place).
+
+    >>> from referee import Termination
+    >>> o = Outcome(Termination.THRESHOLD, (100, -1200, 50, 0), (1, 4, 2, 3), (1,), 5)
+    >>> final_places(o, [0])
+    (4, 3, 1, 2)
+    """
+    if not forfeited:
+        return outcome.places
+    kept = [s for s in range(4) if s not in forfeited]
+    places = [0, 0, 0, 0]
+    for seat in kept:
+        places[seat] = 1 + sum(1 for other in kept if outcome.places[other] < outcome.places[seat])
+    for seat in forfeited:
+        places[seat] = len(kept) + 1
+    return places[0], places[1], places[2], places[3]
+
+
+def _four(values: Sequence[Any]) -> tuple[int, int, int, int]:
+    a, b, c, d = (int(v) for v in values)
+    return a, b, c, d

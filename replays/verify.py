@@ -1,0 +1,232 @@
+"""Verification: re-run the referee over a log and confirm every decision, trick, score and rank.
+
+``verify(log)`` checks that every decision was pending and legal, that every fault was answered
+by the documented fallback, that every rebuilt request matches its recorded SHA-256, that every
+trick, hand result, fault count, forfeit and the final ranking are what the referee gives. The
+first discrepancy is reported precisely: the hand, the decision's index in that hand, and
+what the log says against what the referee says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from bot_sdk.protocol import AnswerError, decision_request, encode, fallback_move, parse_answer
+from referee import DealError, Game, IllegalMoveError, Observation
+from replays.log import DecisionRecord, HandRecord, MatchLog, Status, final_places
+
+FAULTS = frozenset({Status.TIMEOUT, Status.ERROR, Status.INVALID, Status.ILLEGAL})
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    hand: int | None
+    """The hand number (None for the match as a whole)."""
+    decision: int | None
+    """The decision's index within its hand, from 0."""
+    message: str
+
+    def __str__(self) -> str:
+        where = "match" if self.hand is None else f"hand {self.hand}"
+        if self.decision is not None:
+            where += f", decision {self.decision}"
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Verification:
+    ok: bool
+    hands: int
+    decisions: int
+    requests_checked: int
+    discrepancy: Discrepancy | None = None
+
+
+def request_body(log: MatchLog, record: DecisionRecord, obs: Observation) -> bytes:
+    """The exact body the arena sent for ``record``, rebuilt from the log and the referee."""
+    return encode(
+        decision_request(
+            obs,
+            match_id=log.match_id,
+            decision_id=record.decision_id,
+            time_limit_ms=record.time_limit_ms or 0,
+            time_bank_ms=record.time_bank_ms or 0,
+        )
+    )
+
+
+def replay(log: MatchLog) -> Iterator[tuple[HandRecord, int, DecisionRecord, Observation]]:
+    """Walk the log through the referee: yields each decision with the seat's observation
+    just before it was applied. Raises IllegalMoveError/DealError where the log breaks the rules."""
+    game = Game(log.rules, deals=[h.deal for h in log.hands], seed=log.seed)
+    for hand in log.hands:
+        for index, record in enumerate(hand.decisions):
+            obs = game.observation(record.seat)
+            yield hand, index, record, obs
+            game.push(record.applied)
+
+
+def verify(log: MatchLog, *, check_requests: bool = True) -> Verification:
+    """Re-run the referee over ``log``; ``ok`` only if everything in it is what the rules give."""
+    verifier = _Verifier(log, check_requests)
+    try:
+        verifier.run()
+    except _DiscrepancyError as found:
+        return Verification(
+            False, len(log.hands), verifier.decisions, verifier.requests, found.discrepancy
+        )
+    return Verification(True, len(log.hands), verifier.decisions, verifier.requests)
+
+
+class _DiscrepancyError(Exception):
+    def __init__(self, hand: int | None, decision: int | None, message: str) -> None:
+        super().__init__(message)
+        self.discrepancy = Discrepancy(hand, decision, message)
+
+
+class _Verifier:
+    def __init__(self, log: MatchLog, check_requests: bool) -> None:
+        self.log = log
+        self.check_requests = check_requests
+        self.decisions = 0
+        self.requests = 0
+        self.faults = [0, 0, 0, 0]
+        self.forfeited: set[int] = set()
+        self.game = Game(log.rules, seed=log.seed)  # replaced in run() by the logged deals
+
+    def run(self) -> None:
+        log = self.log
+        try:
+            self.game = Game(log.rules, deals=[h.deal for h in log.hands], seed=log.seed)
+        except DealError as error:
+            raise _DiscrepancyError(None, None, f"the deals are not valid: {error}") from None
+        for number, hand in enumerate(log.hands, start=1):
+            if hand.hand_number != number:
+                raise _DiscrepancyError(
+                    hand.hand_number, None, f"hands out of order: expected {number}"
+                )
+            if self.game.dealer != hand.dealer:
+                raise _DiscrepancyError(
+                    number, None, f"dealer: log says {hand.dealer}, referee says {self.game.dealer}"
+                )
+            for index, record in enumerate(hand.decisions):
+                if len(self.game.results) >= number:
+                    raise _DiscrepancyError(
+                        number, index, "the hand was already over: extra decisions"
+                    )
+                self.decision(number, index, record)
+                self.decisions += 1
+            if len(self.game.results) < number:
+                raise _DiscrepancyError(
+                    number, None, f"the hand stops after {len(hand.decisions)} decisions"
+                )
+            self.hand(number, hand)
+        self.end()
+
+    def decision(self, hand: int, index: int, record: DecisionRecord) -> None:
+        game, seat = self.game, record.seat
+
+        def mismatch(message: str) -> _DiscrepancyError:
+            return _DiscrepancyError(hand, index, message)
+
+        pending = [(d.seat, d.kind) for d in game.pending]
+        if (seat, record.kind) not in pending:
+            asked = ", ".join(f"seat {s} {k.value}" for s, k in pending) or "nothing"
+            raise mismatch(f"seat {seat} {record.kind.value}: not pending ({asked} was)")
+        obs = game.observation(seat)
+        if record.status is Status.FORFEIT_AUTOPLAY and seat not in self.forfeited:
+            raise mismatch(f"seat {seat} auto-played before it forfeited")
+        if record.status is not Status.FORFEIT_AUTOPLAY and seat in self.forfeited:
+            raise mismatch(f"seat {seat} had forfeited but was asked ({record.status.value})")
+        if record.status is not Status.OK and record.applied != fallback_move(obs):
+            raise mismatch(
+                f"after a {record.status.value} the fallback is {_move(fallback_move(obs))}, "
+                f"but the log applied {_move(record.applied)}"
+            )
+        if record.status in FAULTS:
+            self.faults[seat] += 1
+            if self.faults[seat] >= self.log.time_control.fault_limit:
+                self.forfeited.add(seat)
+        if record.status is Status.OK and record.answer is not None:
+            try:
+                answered = parse_answer(record.kind, record.answer.encode(), obs)
+            except AnswerError as error:
+                raise mismatch(f"status ok, but the answer is not: {error}") from None
+            if answered != record.applied:
+                raise mismatch(f"answer {record.answer} is not the applied {_move(record.applied)}")
+        if self.check_requests and record.request_sha256 is not None:
+            digest = hashlib.sha256(request_body(self.log, record, obs)).hexdigest()
+            if digest != record.request_sha256:
+                raise mismatch("the request rebuilt from the log does not match its SHA-256")
+            self.requests += 1
+        try:
+            game.push(record.applied)
+        except (IllegalMoveError, DealError) as error:
+            raise mismatch(f"illegal {_move(record.applied)}: {error}") from None
+
+    def hand(self, number: int, hand: HandRecord) -> None:
+        tricks = self.game.hand_tricks[number - 1]
+
+        def mismatch(message: str) -> _DiscrepancyError:
+            return _DiscrepancyError(number, None, message)
+
+        if hand.first_leader != tricks[0].leader:
+            raise mismatch(
+                f"first leader: log says {hand.first_leader}, referee says {tricks[0].leader}"
+            )
+        for i, (logged, real) in enumerate(zip(hand.tricks, tricks, strict=False), start=1):
+            if logged != real:
+                raise mismatch(
+                    f"trick {i}: log says {logged.to_json()}, referee says {real.to_json()}"
+                )
+        if len(hand.tricks) != len(tricks):
+            raise mismatch(f"{len(hand.tricks)} tricks logged, {len(tricks)} played")
+        result = self.game.results[number - 1]
+        if hand.result != result:
+            raise mismatch(_result_difference(hand, result.to_json()))
+
+    def end(self) -> None:
+        log, outcome = self.log, self.game.outcome
+
+        def mismatch(message: str) -> _DiscrepancyError:
+            return _DiscrepancyError(None, None, message)
+
+        if outcome is None:
+            raise mismatch(f"the log ends after {len(log.hands)} hands but the match is not over")
+        if log.outcome != outcome:
+            raise mismatch(
+                f"outcome: log says {log.outcome.to_json()}, referee says {outcome.to_json()}"
+            )
+        if tuple(self.faults) != log.faults:
+            raise mismatch(
+                f"fault counts: log says {list(log.faults)}, the decisions give {self.faults}"
+            )
+        if set(log.forfeited) != self.forfeited:
+            found = sorted(self.forfeited)
+            raise mismatch(f"forfeits: log says {sorted(log.forfeited)}, the faults give {found}")
+        places = final_places(outcome, sorted(self.forfeited))
+        if log.places != places:
+            raise mismatch(f"places: log says {list(log.places)}, referee says {list(places)}")
+
+
+def _result_difference(hand: HandRecord, real: dict[str, object]) -> str:
+    logged = hand.result.to_json()
+    for key in ("exposed", "scores", "totals"):
+        if logged[key] != real[key]:
+            return f"{key}: log says {logged[key]}, referee says {real[key]}"
+    for seat, (a, b) in enumerate(zip(logged["seats"], real["seats"], strict=True)):  # type: ignore[call-overload]
+        for key in a:
+            if a[key] != b[key]:
+                return f"seat {seat} {key}: log says {a[key]}, referee says {b[key]}"
+    return "the hand result differs"
+
+
+def _move(move: object) -> str:
+    to_json = getattr(move, "to_json", None)
+    if to_json is None:
+        return repr(move)
+    data = dict(to_json())
+    data.pop("seat", None)
+    return str(data)
