@@ -16,6 +16,7 @@ import click
 
 from bot_sdk.bot import Bot
 from bot_sdk.dispatch import DEFAULT_MARGIN_MS, BotSource
+from bot_sdk.practice import practice_command
 from bot_sdk.server import serve as serve_bot
 
 
@@ -105,3 +106,6 @@ def load_bot(target: str) -> BotSource:
     if isinstance(found, Bot) or callable(found):
         return found
     raise click.BadParameter(f"{where} has no bot class or instance named {attr!r}")
+
+
+main.add_command(practice_command)
