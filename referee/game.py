@@ -65,7 +65,7 @@ _PLAYS: Final = PLAYS
 _SUIT_BITS: Final = 0x1FFF
 _HEARTS: Final = 0x1FFF << 26
 _SPADES: Final = 0x1FFF << 39
-_PIG_BIT = 1 << PIG
+_PIG_BIT: Final = 1 << PIG
 
 
 _TrickUndo = tuple[int, int, int, int, bool]
@@ -108,9 +108,9 @@ class Game:
     """Each seat's running total (see :meth:`standing` for team totals)."""
     results: list[HandResult]
     deals: list[Deal]
+    """The deal of every hand so far, as dealt (before any passing)."""
     hand_tricks: list[tuple[Trick, ...]]
     """The 13 tricks of every finished hand, in order (the current hand's are :attr:`tricks`)."""
-    """The deal of every hand so far, as dealt (before any passing)."""
     move_stack: list[AnyMove]
     outcome: Outcome | None
     hands: list[int]
@@ -217,6 +217,11 @@ class Game:
             union |= mask
         if union | played != FULL_DECK or union & played:
             raise DealError("holdings and the cards played must make up the deck exactly once")
+        in_trick = {seat for seat, _ in obs.trick}
+        for seat, mask in enumerate(masks):
+            size = 13 - len(obs.tricks) - (seat in in_trick)
+            if mask.bit_count() != size:
+                raise DealError(f"seat {seat} must hold {size} cards now, not {mask.bit_count()}")
         game = cls(obs.rules, seed=seed)
         game.hand_number = obs.hand_number
         game.totals = list(obs.totals)
@@ -500,7 +505,7 @@ class Game:
             if legal < 0:
                 legal = self.legal_mask()
             try:
-                ok = seat == self.to_move and legal >> card & 1
+                ok = seat == self.to_move and type(card) is int and legal >> card & 1
             except (TypeError, ValueError):
                 ok = False
             if not ok:
