@@ -6,7 +6,7 @@ contestants so machine noise hits all of them alike, and the report gives the me
 second and the ratio to OpenSpiel's ``hearts`` driven from Python, the peer to beat.
 
     python benchmarks/engine.py                 # all contestants, 3 rounds of 3 s
-    python benchmarks/engine.py --rounds 5 --seconds 5
+    python benchmarks/engine.py --rounds 5 --seconds 5 --instructions 200
 
 Contestants:
 - ``gongzhu python``: the referee as shipped (pure Python), driven from Python through its
@@ -43,7 +43,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # -- the contestants, each run inside its own subprocess -------------------------------------
 
 
-def _gongzhu_driver(seconds: float) -> int:
+Hand = Callable[[int], None]
+"""Plays hand number ``i`` (from 0) of a contestant, start to finish."""
+
+
+def _gongzhu_driver() -> Hand:
     import random
 
     from referee import CardSet, Expose, Game, Phase, Rules
@@ -52,21 +56,20 @@ def _gongzhu_driver(seconds: float) -> int:
     rng = random.Random(1)
     choice = rng.choice
     playing = Phase.PLAYING
-    hands = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        game = Game(rules, seed=hands)
+
+    def hand(i: int) -> None:
+        game = Game(rules, seed=i)
         while game.phase is not playing:
             for decision in game.pending:
                 exposed = decision.choices.mask & rng.getrandbits(52)
                 game.push(Expose(decision.seat, CardSet(exposed)))
         while game.outcome is None:
             game.play(choice(game.legal_cards()))
-        hands += 1
-    return hands
+
+    return hand
 
 
-def _gongzhu_play_random(seconds: float) -> int:
+def _gongzhu_play_random() -> Hand:
     import random
 
     from referee import Game, Rules
@@ -74,45 +77,42 @@ def _gongzhu_play_random(seconds: float) -> int:
 
     rules = Rules(fixed_hands=1, max_hands=1)
     rng = random.Random(1)
-    hands = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        play_random(Game(rules, seed=hands), rng)
-        hands += 1
-    return hands
+
+    def hand(i: int) -> None:
+        play_random(Game(rules, seed=i), rng)
+
+    return hand
 
 
-def _open_spiel_python(seconds: float) -> int:
+def _open_spiel_python() -> Hand:
     import random
 
     import pyspiel
 
     game = pyspiel.load_game("hearts", {"pass_cards": False})
     choice = random.Random(1).choice
-    hands = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
+
+    def hand(i: int) -> None:
         state = game.new_initial_state()
         while not state.is_terminal():
             state.apply_action(choice(state.legal_actions()))
-        hands += 1
-    return hands
+
+    return hand
 
 
-def _open_spiel_cpp(seconds: float) -> int:
+def _open_spiel_cpp() -> Hand:
     import pyspiel
 
     game = pyspiel.load_game("hearts", {"pass_cards": False})
     bots = [pyspiel.make_uniform_random_bot(seat, seat + 1) for seat in range(4)]
-    hands = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        pyspiel.evaluate_bots(game.new_initial_state(), bots, hands)
-        hands += 1
-    return hands
+
+    def hand(i: int) -> None:
+        pyspiel.evaluate_bots(game.new_initial_state(), bots, i)
+
+    return hand
 
 
-WORKERS: dict[str, Callable[[float], int]] = {
+WORKERS: dict[str, Callable[[], Hand]] = {
     "gongzhu-driver": _gongzhu_driver,
     "gongzhu-play-random": _gongzhu_play_random,
     "open-spiel-python": _open_spiel_python,
@@ -120,14 +120,25 @@ WORKERS: dict[str, Callable[[float], int]] = {
 }
 
 
-def _worker_main(name: str, seconds: float) -> None:
+def _worker_main(name: str, seconds: float, hands: int | None) -> None:
+    """Play for ``seconds``, or exactly ``hands`` hands, and print what was done."""
     import referee
 
+    play = WORKERS[name]()
     start = time.perf_counter()
-    hands = WORKERS[name](seconds)
+    done = 0
+    if hands is not None:
+        for done in range(hands):
+            play(done)
+        done = hands
+    else:
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            play(done)
+            done += 1
     elapsed = time.perf_counter() - start
     compiled = referee.game.__file__.endswith(".so")
-    print(json.dumps({"hands": hands, "seconds": elapsed, "compiled": compiled}))
+    print(json.dumps({"hands": done, "seconds": elapsed, "compiled": compiled}))
 
 
 # -- the harness ------------------------------------------------------------------------------
@@ -152,6 +163,7 @@ def has_open_spiel() -> bool:
 
 
 def run_worker(worker: str, seconds: float, pythonpath: Path) -> float:
+    """Hands per second of one contestant over ``seconds``."""
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
     out = subprocess.run(
         [sys.executable, __file__, "--worker", worker, "--seconds", str(seconds)],
@@ -161,6 +173,23 @@ def run_worker(worker: str, seconds: float, pythonpath: Path) -> float:
     return float(result["hands"]) / float(result["seconds"])
 
 
+def instructions_per_hand(worker: str, hands: int, pythonpath: Path) -> float:
+    """CPU instructions per hand, counted by valgrind's callgrind: unlike seconds, the count is
+    the same whatever else the machine is doing. Start-up is measured alone and subtracted."""
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+
+    def count(n: int) -> int:
+        err = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+             __file__, "--worker", worker, "--hands", str(n)],
+            check=True, env=env, capture_output=True, text=True,
+        ).stderr  # fmt: skip
+        line = next(x for x in err.splitlines() if "Collected :" in x)
+        return int(line.split(":")[-1].strip())
+
+    return (count(hands) - count(0)) / hands
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -168,10 +197,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per contestant per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-compile", action="store_true", help="skip the mypyc build")
+    parser.add_argument(
+        "--instructions", type=int, metavar="HANDS", default=0,
+        help="also count instructions per hand with valgrind over HANDS hands (e.g. 200)",
+    )  # fmt: skip
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    parser.add_argument("--hands", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        _worker_main(args.worker, args.seconds)
+        _worker_main(args.worker, args.seconds, args.hands)
         return
 
     with tempfile.TemporaryDirectory(prefix="gongzhu-compiled-") as tmp:
@@ -198,6 +232,11 @@ def main() -> None:
             for name, worker, path in contestants:
                 rates[name].append(run_worker(worker, args.seconds, path))
             print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
+        counts = {
+            name: instructions_per_hand(worker, args.instructions, path)
+            for name, worker, path in contestants
+            if args.instructions
+        }
 
     medians = {name: statistics.median(r) for name, r in rates.items()}
     peer = medians.get("open_spiel python")
@@ -207,6 +246,12 @@ def main() -> None:
         ratio = f"{medians[name] / peer:.2f}x" if peer else "n/a"
         numbers = (f"{v:,.0f}" for v in (medians[name], min(values), max(values)))
         print(row.format(name, *numbers, ratio))
+    if counts:
+        base = counts.get("open_spiel python")
+        print(f"\n{'contestant':<28} {'instructions/hand':>17} {'open_spiel python / this':>25}")
+        for name, n in counts.items():
+            ratio = f"{base / n:.2f}x" if base else "n/a"
+            print(f"{name:<28} {n:>17,.0f} {ratio:>25}")
 
 
 if __name__ == "__main__":
