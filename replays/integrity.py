@@ -43,6 +43,12 @@ def _unsealed(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k != "integrity"}
 
 
+def digest(log: Mapping[str, Any]) -> str:
+    """The hex SHA-256 of the log's canonical JSON, its integrity block left out: what a seal
+    records. Comparing it needs no key, so it finds accidental damage anywhere."""
+    return hashlib.sha256(canonical(_unsealed(log))).hexdigest()
+
+
 def seal(log: Mapping[str, Any], key: Ed25519PrivateKey, *, key_id: str) -> dict[str, Any]:
     """The log with an ``integrity`` block: its SHA-256 and the arena's signature of it."""
     body = canonical(_unsealed(log))

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot_sdk.protocol import AnswerError, IllegalAnswer
 from referee import (
     AnyMove,
     CardSet,
@@ -40,6 +41,12 @@ class Status(enum.StrEnum):
     """A well-formed answer the rules forbid."""
     FORFEIT_AUTOPLAY = "forfeit-autoplay"
     """The bot had forfeited the match; the arena played for it without asking."""
+
+
+def status_of(error: AnswerError) -> Status:
+    """The status of a refused answer: illegal (the rules forbid it) or invalid (not an answer
+    to this decision at all: malformed, the wrong kind)."""
+    return Status.ILLEGAL if isinstance(error, IllegalAnswer) else Status.INVALID
 
 
 @dataclass(frozen=True)
@@ -182,6 +189,19 @@ class TimeControl:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
         return cls(int(data["decision_ms"]), int(data["bank_ms"]), int(data["fault_limit"]))
+
+    def charge(self, bank_ms: int, latency_ms: int) -> tuple[int, bool]:
+        """The bank left after a decision that took ``latency_ms``, and whether it timed out:
+        time beyond the decision's limit comes out of the bank, and a decision that needs more
+        than the bank holds is a timeout.
+
+        >>> TimeControl(1000, 5000, 5).charge(5000, 1800)
+        (4200, False)
+        >>> TimeControl(1000, 5000, 5).charge(300, 1800)
+        (0, True)
+        """
+        overage = max(0, latency_ms - self.decision_ms)
+        return max(0, bank_ms - overage), overage > bank_ms
 
 
 @dataclass(frozen=True)

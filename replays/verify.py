@@ -1,23 +1,33 @@
 """Verification: re-run the referee over a log and confirm every decision, trick, score and rank.
 
 ``verify(log)`` checks that every decision was pending and legal, that every fault was answered
-by the documented fallback, that every rebuilt request matches its recorded SHA-256, that every
-trick, hand result, fault count, forfeit and the final ranking are what the referee gives. The
-first discrepancy is reported precisely: the hand, the decision's index in that hand, and
-what the log says against what the referee says.
+by the documented fallback, that every rebuilt request matches its recorded SHA-256, that
+decision ids, time banks and recorded answers agree with the statuses, that every trick, hand
+result, fault count, forfeit and the final ranking are what the referee gives. The first
+discrepancy is reported precisely: the hand, the decision's index in that hand, and what the
+log says against what the referee says.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from bot_sdk.protocol import AnswerError, decision_request, encode, fallback_move, parse_answer
+from bot_sdk.protocol import (
+    AnswerError,
+    decision_id,
+    decision_request,
+    encode,
+    fallback_move,
+    parse_answer,
+)
 from referee import DealError, Game, IllegalMoveError, Observation
-from replays.log import DecisionRecord, HandRecord, MatchLog, Status, final_places
+from replays.log import DecisionRecord, HandRecord, MatchLog, Status, final_places, status_of
 
 FAULTS = frozenset({Status.TIMEOUT, Status.ERROR, Status.INVALID, Status.ILLEGAL})
+_JUDGED = frozenset({Status.OK, Status.INVALID, Status.ILLEGAL})
+"""The statuses whose recorded answer the verifier judges again."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,7 @@ class _Verifier:
         self.requests = 0
         self.faults = [0, 0, 0, 0]
         self.forfeited: set[int] = set()
+        self.banks = [log.time_control.bank_ms] * 4
         self.game = Game(log.rules, seed=log.seed)  # replaced in run() by the logged deals
 
     def run(self) -> None:
@@ -142,29 +153,79 @@ class _Verifier:
             raise mismatch(f"seat {seat} had forfeited but was asked ({record.status.value})")
         if record.status is not Status.OK and record.applied != fallback_move(obs):
             raise mismatch(
-                f"after a {record.status.value} the fallback is {_move(fallback_move(obs))}, "
-                f"but the log applied {_move(record.applied)}"
+                f"status {record.status.value}, so the fallback {_move(fallback_move(obs))} "
+                f"is due, but the log applied {_move(record.applied)}"
             )
         if record.status in FAULTS:
             self.faults[seat] += 1
             if self.faults[seat] >= self.log.time_control.fault_limit:
                 self.forfeited.add(seat)
-        if record.status is Status.OK and record.answer is not None:
-            try:
-                answered = parse_answer(record.kind, record.answer.encode(), obs)
-            except AnswerError as error:
-                raise mismatch(f"status ok, but the answer is not: {error}") from None
-            if answered != record.applied:
-                raise mismatch(f"answer {record.answer} is not the applied {_move(record.applied)}")
         if self.check_requests and record.request_sha256 is not None:
             digest = hashlib.sha256(request_body(self.log, record, obs)).hexdigest()
             if digest != record.request_sha256:
                 raise mismatch("the request rebuilt from the log does not match its SHA-256")
             self.requests += 1
+        expected_id = decision_id(self.log.match_id, hand, index)
+        if record.decision_id and record.decision_id != expected_id:
+            raise mismatch(
+                f"decision id {record.decision_id!r} where {expected_id!r} is due: "
+                "decisions were moved or dropped"
+            )
+        self.time(record, mismatch)
+        self.judge_answer(record, obs, mismatch)
         try:
             game.push(record.applied)
         except (IllegalMoveError, DealError) as error:
             raise mismatch(f"illegal {_move(record.applied)}: {error}") from None
+
+    def time(self, record: DecisionRecord, mismatch: Callable[[str], _DiscrepancyError]) -> None:
+        """The time control: each request carried the decision's limit and what was left of the
+        seat's bank, and time beyond the limit came out of the bank."""
+        seat, limit = record.seat, self.log.time_control.decision_ms
+        if record.time_limit_ms is not None and record.time_limit_ms != limit:
+            raise mismatch(
+                f"time limit: the request says {record.time_limit_ms} ms, the match's is {limit} ms"
+            )
+        bank = self.banks[seat]
+        if record.time_bank_ms is not None and record.time_bank_ms != bank:
+            raise mismatch(
+                f"time bank: the request says {record.time_bank_ms} ms left, but the latencies "
+                f"before it leave {bank} ms"
+            )
+        if record.latency_ms is None:
+            return
+        self.banks[seat], timed_out = self.log.time_control.charge(bank, record.latency_ms)
+        if record.status is Status.OK and timed_out:
+            raise mismatch(
+                f"status ok, but the answer took {record.latency_ms} ms: more than the {limit} ms "
+                f"limit and the {bank} ms left in the bank, which is a timeout"
+            )
+
+    def judge_answer(
+        self,
+        record: DecisionRecord,
+        obs: Observation,
+        mismatch: Callable[[str], _DiscrepancyError],
+    ) -> None:
+        """A recorded answer is judged again: it must be the applied move when the status is ok,
+        and refused for the recorded reason when the status is invalid or illegal."""
+        if record.answer is None or record.status not in _JUDGED:
+            return
+        status = record.status.value
+        try:
+            answered = parse_answer(record.kind, record.answer.encode(), obs)
+        except AnswerError as error:
+            judged = status_of(error)
+            if record.status is Status.OK:
+                raise mismatch(f"status ok, but the answer is not: {error}") from None
+            if judged is not record.status:
+                message = f"status {status}, but the answer is {judged.value}: {error}"
+                raise mismatch(message) from None
+            return
+        if record.status is not Status.OK:
+            raise mismatch(f"status {status}, but the answer {record.answer} is a legal move")
+        if answered != record.applied:
+            raise mismatch(f"answer {record.answer} is not the applied {_move(record.applied)}")
 
     def hand(self, number: int, hand: HandRecord) -> None:
         tricks = self.game.hand_tricks[number - 1]

@@ -17,7 +17,6 @@ from typing import Any, Protocol
 from bot_sdk.bot import Bot
 from bot_sdk.protocol import (
     AnswerError,
-    IllegalAnswer,
     answer_of,
     decision_id,
     encode,
@@ -25,7 +24,7 @@ from bot_sdk.protocol import (
     parse_answer,
 )
 from referee import AnyMove, Game, HandResult, Observation, Outcome, Phase
-from replays.log import DecisionRecord, MatchLog, SeatInfo, Status, TimeControl
+from replays.log import DecisionRecord, MatchLog, SeatInfo, Status, TimeControl, status_of
 from replays.recorder import MatchRecorder
 
 Clock = Callable[[], float]
@@ -61,12 +60,6 @@ class SeatPlayer(Protocol):
     def match_end(self, outcome: Outcome, *, match_id: str, seat: int) -> None: ...
 
 
-def answer_status(error: AnswerError) -> Status:
-    """The log status of a refused answer: illegal (the rules forbid it) or invalid (not an
-    answer to this decision at all: malformed, the wrong kind)."""
-    return Status.ILLEGAL if isinstance(error, IllegalAnswer) else Status.INVALID
-
-
 class InProcessSeat:
     """A :class:`~bot_sdk.Bot` played in the worker's process (the house bots): no HTTP, same
     rules. An exception or an illegal move is a fault like any other."""
@@ -96,7 +89,7 @@ class InProcessSeat:
         try:
             parsed = parse_answer(obs.decision.kind, body, obs)
         except AnswerError as error:
-            return Reply(None, answer_status(error), latency, body.decode(), str(error))
+            return Reply(None, status_of(error), latency, body.decode(), str(error))
         return Reply(parsed, Status.OK, latency)
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
@@ -196,10 +189,9 @@ def _ask(
     reply = player.ask(
         obs, match_id=match_id, decision_id=ident, time_limit_ms=tc.decision_ms, time_bank_ms=bank
     )
-    overage = max(0, reply.latency_ms - tc.decision_ms)
-    banks[seat] = max(0, bank - overage)
+    banks[seat], timed_out = tc.charge(bank, reply.latency_ms)
     status, fault, move = reply.status, reply.fault, reply.move
-    if status is Status.OK and overage > bank:
+    if status is Status.OK and timed_out:
         status = Status.TIMEOUT
         fault = (
             f"answered after {reply.latency_ms} ms: the limit was {tc.decision_ms} ms "

@@ -1,0 +1,171 @@
+"""Match-log size and verification speed, side by side, over random matches.
+
+Every seat is played as the arena logs a bot over HTTP (a random legal player; each decision
+with its request's SHA-256, its latency and the answer as received), under random rules
+profiles (any variants, up to the default 100 hands), and every log is sealed. The report
+gives the bytes stored per hand (indented JSON, canonical JSON, zlib-packed canonical JSON, the
+stored form) and hands per second for verification with and without rebuilding the requests,
+for reading a stored log back, and for schema validation (best of ``--rounds``).
+
+    python benchmarks/replays.py                  # 100 matches (or python -m benchmarks.replays)
+    python benchmarks/replays.py --matches 20 --rounds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+if not __package__:
+    # Run as a file, this file's directory comes first on sys.path and its name hides the
+    # replays package: the project's root goes there instead.
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+from bot_sdk.protocol import answer_of, decision_request, encode
+from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
+from replays.integrity import canonical, generate_key, pack, seal, unpack
+from replays.log import MatchLog, SeatInfo, Status, TimeControl
+from replays.schema import validate
+from replays.upgrade import read_log
+from replays.verify import verify
+from workers.match import Reply, play_match
+
+
+class ArenaSeat:
+    """A random player logged like a bot over HTTP."""
+
+    def __init__(self, seat: int, seed: str) -> None:
+        self.info = SeatInfo(seat, f"bot-{seat}", f"random-{seat}", "1.0")
+        self._player = RandomPlayer(seed)
+        self._rng = random.Random(seed)
+
+    def ask(
+        self,
+        obs: Observation,
+        *,
+        match_id: str,
+        decision_id: str,
+        time_limit_ms: int,
+        time_bank_ms: int,
+    ) -> Reply:
+        request = decision_request(
+            obs,
+            match_id=match_id,
+            decision_id=decision_id,
+            time_limit_ms=time_limit_ms,
+            time_bank_ms=time_bank_ms,
+        )
+        move = self._player.choose(obs)
+        answer = encode(answer_of(move)).decode()
+        sha = hashlib.sha256(encode(request)).hexdigest()
+        return Reply(move, Status.OK, self._rng.randint(5, 400), answer, None, sha)
+
+    def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
+        """Notifications are not logged."""
+
+    def match_end(self, outcome: Outcome, *, match_id: str, seat: int) -> None:
+        """Notifications are not logged."""
+
+
+def random_rules(rng: random.Random) -> Rules:
+    while True:
+        names = [v.value for v in Variant if rng.random() < 0.2]
+        try:
+            return Rules.from_json({"variants": names})
+        except RulesError:
+            continue
+
+
+def play(matches: int, seed: int) -> list[MatchLog]:
+    rng = random.Random(seed)
+    logs = []
+    for n in range(matches):
+        match_id = f"bench:table-{n}:match-1"
+        logs.append(
+            play_match(
+                Game(random_rules(rng), seed=f"bench-{seed}-{n}"),
+                [ArenaSeat(s, f"{seed}-{n}-{s}") for s in range(4)],
+                match_id=match_id,
+                seed=f"bench-{seed}-{n}",
+                time_control=TimeControl(1000, 30_000, 5),
+                tournament_id="bench",
+                table_id=f"table-{n}",
+                started_at="2026-01-01T12:00:00Z",
+                finished_at=lambda: "2026-01-01T12:05:00Z",
+            )
+        )
+    return logs
+
+
+def _each(function: Callable[[Any], object], items: Sequence[Any]) -> Callable[[], None]:
+    def run() -> None:
+        for item in items:
+            function(item)
+
+    return run
+
+
+def best_rate(hands: int, rounds: int, work: Callable[[], object]) -> float:
+    """Hands per second of the fastest of ``rounds`` runs of ``work``."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return hands / best
+
+
+def report(matches: int, rounds: int, seed: int) -> list[str]:
+    logs = play(matches, seed)
+    key = generate_key()
+    sealed: list[dict[str, Any]] = [seal(log.to_json(), key, key_id="bench") for log in logs]
+    stored = [pack(data) for data in sealed]
+    hands = sum(len(log.hands) for log in logs)
+    decisions = sum(len(hand.decisions) for log in logs for hand in log.hands)
+    sizes = {
+        "JSON, indented (json.dumps indent=2)": sum(len(json.dumps(d, indent=2)) for d in sealed),
+        "canonical JSON (sorted keys, no spaces)": sum(len(canonical(d)) for d in sealed),
+        "zlib-packed canonical JSON (stored)": sum(len(blob) for blob in stored),
+    }
+    packed = sizes["zlib-packed canonical JSON (stored)"]
+    work: dict[str, Callable[[], None]] = {
+        "verify, rebuilding every request": _each(verify, logs),
+        "verify, without the request check": _each(
+            lambda log: verify(log, check_requests=False), logs
+        ),
+        "unpack + read_log (stored to typed)": _each(lambda blob: read_log(unpack(blob)), stored),
+        "schema validation": _each(validate, sealed),
+    }
+    rates = {name: best_rate(hands, rounds, run) for name, run in work.items()}
+    assert all(verify(log).ok for log in logs)
+    lines = [
+        f"{matches} random matches (seed {seed}): {hands} hands, {decisions} decisions, "
+        f"{decisions / hands:.1f} decisions per hand",
+        "",
+        f"  {'storage':<44}{'bytes/hand':>12}{'ratio':>8}",
+    ]
+    for name, size in sizes.items():
+        lines.append(f"  {name:<44}{size / hands:>12,.0f}{size / packed:>7.1f}x")
+    lines += ["", f"  {'speed (best of ' + str(rounds) + ')':<44}{'hands/s':>12}"]
+    lines += [f"  {name:<44}{rate:>12,.0f}" for name, rate in rates.items()]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    print("\n".join(report(args.matches, args.rounds, args.seed)))
+
+
+if __name__ == "__main__":
+    main()

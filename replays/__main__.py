@@ -1,0 +1,3 @@
+from replays.cli import main
+
+main(prog_name="python -m replays")

@@ -1,0 +1,192 @@
+"""The ``python -m replays`` command: check, read and question a match log without the service.
+
+    python -m replays verify match.json.z --public-key arena-replays.pem
+    python -m replays show match.json --hand 2
+    python -m replays export match.json --hand 2 --seat 1 > seat-1.json
+    python -m replays reask match.json --hand 2 --decision 17 --url http://127.0.0.1:8000/
+
+FILE is a log's JSON or its stored form (zlib-compressed canonical JSON); ``-`` reads standard
+input. ``verify`` and ``reask`` exit with 1 when the log or the bot fails the check.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import IO, Any, NoReturn
+
+import click
+
+from replays.export import seat_view
+from replays.integrity import IntegrityError, check, digest, key_id_of, public_key_from_pem, unpack
+from replays.log import MatchLog
+from replays.reask import ReaskError, reask
+from replays.render import count, render_match
+from replays.schema import InvalidLogError, validate
+from replays.upgrade import LogReadError, read_log, upgrade
+from replays.verify import verify as verify_log
+
+_LOG_FILE = click.argument("file", type=click.File("rb"))
+
+
+@click.group()
+def main() -> None:
+    """Gong Zhu match logs: verify one, show it, export a seat's view, ask a bot again."""
+
+
+def load_data(blob: bytes) -> dict[str, Any]:
+    """A log's JSON object from its plain JSON or its stored (zlib-packed) bytes."""
+    try:
+        data = json.loads(blob) if blob.lstrip()[:1] == b"{" else unpack(blob)
+    except (ValueError, zlib.error) as error:
+        raise click.ClickException(
+            f"not a match log (neither JSON nor a packed log): {error}"
+        ) from None
+    if not isinstance(data, dict):
+        raise click.ClickException("not a match log: a log is a JSON object")
+    return data
+
+
+def _read(file: IO[bytes]) -> MatchLog:
+    try:
+        return read_log(load_data(file.read()))
+    except LogReadError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _ok(step: str, text: str) -> None:
+    click.echo(f"{step:<10} ok: {text}")
+
+
+def _fail(step: str, text: str) -> NoReturn:
+    click.echo(f"{step:<10} FAILED: {text}")
+    raise click.exceptions.Exit(1)
+
+
+@main.command()
+@_LOG_FILE
+@click.option(
+    "--public-key",
+    type=click.File("rb"),
+    help="The arena's public key (PEM): check the log's signature with it.",
+)
+def verify(file: IO[bytes], public_key: IO[bytes] | None) -> None:
+    """Check a log: its seal, its schema, and every decision, trick and score by the referee."""
+    data = load_data(file.read())
+    _integrity(data, public_key)
+    try:
+        current = upgrade(data)
+        validate(current)
+        log = read_log(current)
+    except (LogReadError, InvalidLogError) as error:
+        _fail("format", str(error))
+    upgraded = "" if current["format"] == data.get("format") else f", from {data.get('format')}"
+    _ok("format", f"{current['format']}{upgraded}; the schema is satisfied")
+    result = verify_log(log)
+    if result.discrepancy is not None:
+        _fail("referee", str(result.discrepancy))
+    _ok(
+        "referee",
+        f"{count(result.hands, 'hand')}, {count(result.decisions, 'decision')}, "
+        f"{count(result.requests_checked, 'request')} rebuilt to their recorded SHA-256",
+    )
+
+
+def _integrity(data: dict[str, Any], public_key: IO[bytes] | None) -> None:
+    block = data.get("integrity")
+    if not isinstance(block, dict):
+        if public_key is not None:
+            _fail("integrity", "the log is not sealed")
+        click.echo("integrity  not sealed")
+        return
+    if public_key is None:
+        found = digest(data)
+        if found != block.get("sha256"):
+            _fail("integrity", "the log was changed after it was sealed (SHA-256 mismatch)")
+        _ok("integrity", f"SHA-256 {found}; signature not checked (no --public-key)")
+        return
+    try:
+        key = public_key_from_pem(public_key.read())
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--public-key") from None
+    try:
+        check(data, {key_id_of(key): key})
+    except IntegrityError as error:
+        _fail("integrity", str(error))
+    _ok("integrity", f"SHA-256 {block['sha256']}, signed by key {block['key_id']}")
+
+
+@main.command()
+@_LOG_FILE
+@click.option("--hand", type=click.IntRange(min=1), help="Show only this hand (from 1).")
+def show(file: IO[bytes], hand: int | None) -> None:
+    """Print a match, or one hand of it, as tables."""
+    log = _read(file)
+    if hand is not None and hand > len(log.hands):
+        played = count(len(log.hands), "hand")
+        raise click.BadParameter(f"the match has {played}", param_hint="--hand")
+    click.echo(render_match(log, hand), nl=False)
+
+
+@main.command()
+@_LOG_FILE
+@click.option("--hand", type=click.IntRange(min=1), required=True, help="The hand (from 1).")
+@click.option("--seat", type=click.IntRange(0, 3), required=True, help="The seat (0 to 3).")
+def export(file: IO[bytes], hand: int, seat: int) -> None:
+    """Print one hand as one seat saw it (JSON): each of its decisions with the observation
+    it was sent."""
+    log = _read(file)
+    try:
+        view = seat_view(log, hand, seat)
+    except IndexError as error:
+        raise click.BadParameter(str(error), param_hint="--hand") from None
+    except ValueError as error:
+        raise click.ClickException(f"the log breaks the rules ({error}): run verify") from None
+    click.echo(json.dumps(view, indent=2, ensure_ascii=False))
+
+
+@main.command("reask")
+@_LOG_FILE
+@click.option("--hand", type=click.IntRange(min=1), required=True, help="The hand (from 1).")
+@click.option(
+    "--decision",
+    type=click.IntRange(min=0),
+    required=True,
+    help="The decision's index in the hand (from 0), as in show and verify.",
+)
+@click.option("--url", required=True, help="The bot's endpoint.")
+@click.option(
+    "--secret",
+    envvar="GONGZHU_BOT_SECRET",
+    help="The bot's signing secret [env: GONGZHU_BOT_SECRET].",
+)
+@click.option("--insecure", is_flag=True, help="Send the request unsigned (a bot on --insecure).")
+@click.option("--timeout", default=10.0, show_default=True, help="Seconds to wait for the bot.")
+def reask_command(
+    *,
+    file: IO[bytes],
+    hand: int,
+    decision: int,
+    url: str,
+    secret: str | None,
+    insecure: bool,
+    timeout: float,
+) -> None:
+    """Send a recorded decision's exact request to a bot again and compare its answer with
+    the log."""
+    if not secret and not insecure:
+        raise click.UsageError("give --secret (or GONGZHU_BOT_SECRET), or --insecure")
+    log = _read(file)
+    try:
+        result = reask(log, hand, decision, url, None if insecure else secret, timeout_s=timeout)
+    except (ReaskError, ValueError) as error:
+        _fail("request", str(error))
+    rebuilt = result.rebuilt
+    record = rebuilt.record
+    checked = "matches the log's SHA-256" if rebuilt.hash_checked else "no SHA-256 in the log"
+    what = f"seat {record.seat} {record.kind.value}, {record.decision_id or 'no decision id'}"
+    _ok("request", f"{what}; {len(rebuilt.body)} bytes, {checked}")
+    click.echo(f"{'answer':<10} HTTP {result.http_status}")
+    if not result.same:
+        _fail("verdict", result.verdict)
+    _ok("verdict", result.verdict)

@@ -1,0 +1,98 @@
+"""Reading a log of any format the arena has written: older formats are upgraded step by step.
+
+A stored log is never rewritten: its signature covers the bytes the arena sealed, in the format
+of the day. Reading it upgrades a copy in memory, one registered step at a time, until it is in
+the current format (:data:`replays.log.FORMAT`), then reads that. So check a log's integrity on
+the stored data, before reading it.
+
+When ``gongzhu-replay/2`` replaces version 1, ``replays/log.py`` writes version 2, and one
+entry here keeps every stored version 1 log readable::
+
+    UPGRADES["gongzhu-replay/1"] = ("gongzhu-replay/2", upgrade_1_to_2)
+
+An upgrade function takes the log's JSON object in one format and returns it in the next; it
+may change its argument (it gets a copy). The chain sets ``format`` itself.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from replays.log import FORMAT, MatchLog
+
+Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
+
+UPGRADES: dict[str, tuple[str, Upgrade]] = {}
+"""Each older format, mapped to the next format and the function that converts to it."""
+
+
+class LogReadError(ValueError):
+    """A log that cannot be read: an unknown format, or content that is not a valid log."""
+
+
+def upgrade(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` in the current format: itself if it already is, else a copy upgraded through
+    :data:`UPGRADES` step by step."""
+    current = dict(data)
+    seen: list[str] = []
+    while (log_format := current.get("format")) != FORMAT:
+        step = UPGRADES.get(str(log_format))
+        if step is None:
+            known = ", ".join([FORMAT, *UPGRADES])
+            raise LogReadError(f"unknown log format {log_format!r}; this version reads {known}")
+        if log_format in seen:
+            raise LogReadError(f"the upgrades of {log_format!r} go round in a circle")
+        seen.append(str(log_format))
+        target, function = step
+        current = {**function(copy.deepcopy(current)), "format": target}
+    return current
+
+
+def read_log(data: Mapping[str, Any]) -> MatchLog:
+    """The match log in ``data``, a JSON object of any known format.
+
+    Also checks that the log reads back to exactly its JSON (after any upgrade): a field the
+    reader derives from others, such as a hand's ``scores`` from its ``seats``, must agree with
+    them, so that what a person reads in the file is what was verified.
+    """
+    current = upgrade(data)
+    try:
+        log = MatchLog.from_json(current)
+    except (KeyError, TypeError, ValueError) as error:
+        raise LogReadError(f"not a valid {FORMAT} log: {type(error).__name__}: {error}") from None
+    written = log.to_json()
+    stored = {key: value for key, value in current.items() if key != "integrity"}
+    difference = first_difference(stored, written)
+    if difference is not None:
+        where, found, expected = difference
+        raise LogReadError(
+            f"{where}: the log says {found!r}, but it reads as {expected!r} (a field that "
+            "disagrees with those it derives from, or is not in canonical form)"
+        )
+    return log
+
+
+def first_difference(found: Any, expected: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first place where two JSON values differ: its path (``hands/0/result/scores``) and
+    both values there; ``None`` when they are equal.
+
+    >>> first_difference({"a": [1, 2]}, {"a": [1, 3]})
+    ('a/1', 2, 3)
+    """
+    if isinstance(found, dict) and isinstance(expected, dict):
+        for key in [*expected, *(k for k in found if k not in expected)]:
+            inner = first_difference(found.get(key), expected.get(key), f"{path}/{key}")
+            if inner is not None:
+                return inner
+        return None
+    if isinstance(found, list) and isinstance(expected, list) and len(found) == len(expected):
+        for index, (a, b) in enumerate(zip(found, expected, strict=True)):
+            inner = first_difference(a, b, f"{path}/{index}")
+            if inner is not None:
+                return inner
+        return None
+    if found == expected and type(found) is type(expected):
+        return None
+    return path.removeprefix("/") or "(top level)", found, expected

@@ -1,0 +1,342 @@
+"""Shared helpers of the replay tests: real matches played by :func:`workers.match.play_match`
+with seats that commit every kind of fault, rules profiles covering every variant, a test key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import random
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import cache
+from typing import Any
+from wsgiref.types import WSGIApplication
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from waitress import wasyncore
+
+from bot_sdk import Bot
+from bot_sdk.protocol import AnswerError, answer_of, decision_request, encode, parse_answer
+from bot_sdk.server import create_server
+from referee import (
+    AnyMove,
+    DecisionKind,
+    Game,
+    HandResult,
+    Observation,
+    Outcome,
+    PassDirection,
+    RandomPlayer,
+    Rules,
+    RulesError,
+    Variant,
+    card_name,
+)
+from replays.integrity import key_id_of, seal
+from replays.log import MatchLog, SeatInfo, Status, TimeControl, status_of
+from workers.match import InProcessSeat, Reply, SeatPlayer, play_match
+
+TIME_CONTROL = TimeControl(decision_ms=1000, bank_ms=2000, fault_limit=5)
+"""A small bank, so that late answers run it down and a later slow one times out."""
+
+PROFILES: dict[str, Rules] = {
+    "standard": Rules(max_hands=2),
+    "pass_next": Rules.with_variants("pass_3", "qd_bonus", max_hands=2),
+    "pass_previous": Rules.with_variants("pass_3", pass_direction="previous", fixed_hands=1),
+    "pass_across": Rules.with_variants(
+        "pass_3", "sequential_exposure", pass_direction="across", fixed_hands=1
+    ),
+    "pass_cycle": Rules.with_variants("pass_3", pass_direction="cycle", fixed_hands=4),
+    "teams": Rules.with_variants("teams", "qd_bonus", "hand_cap_800", max_hands=2),
+    "lead_2c": Rules.with_variants("no_exposure", "lead_2c", "hearts_must_break", max_hands=2),
+    "dealer": Rules.with_variants(
+        "dealer_left_leads", "no_spade_lead_first_trick", "tie_share", max_hands=2
+    ),
+    "target_500": Rules.with_variants(
+        "target_500", "end_at_plus_1000", "tie_continue_bottom", max_hands=3
+    ),
+}
+"""Short matches that together use every variant and every pass direction."""
+
+FAULTS = ("slow", "timeout", "error", "malformed", "wrong_kind", "illegal")
+"""What a scripted seat can do wrong; ``ok`` and ``late`` (over the limit, within the bank)
+are not faults."""
+
+Script = Callable[[int], str]
+"""What a scripted seat does at its n-th decision (from 0): ``ok``, ``late`` or a fault."""
+
+
+def random_rules(rng: random.Random) -> Rules:
+    """A random valid rules profile of one to three hands."""
+    while True:
+        names = [v.value for v in Variant if rng.random() < 0.25]
+        data: dict[str, Any] = {"variants": names, "max_hands": rng.randint(1, 3)}
+        if Variant.PASS_3.value in names:
+            data["pass_direction"] = rng.choice([d.value for d in PassDirection])
+        try:
+            return Rules.from_json(data)
+        except RulesError:
+            continue
+
+
+class RandomBot(Bot):
+    """A seeded random legal player as an SDK bot."""
+
+    name = "random"
+
+    def __init__(self, seed: int | str) -> None:
+        self._player = RandomPlayer(seed)
+
+    def decide(self, obs: Observation) -> AnyMove:
+        return self._player.choose(obs)
+
+
+def _still() -> float:
+    """A clock that never moves: in-process seats then answer in 0 ms, so logs are repeatable."""
+    return 0.0
+
+
+def house_seat(seat: int, seed: int | str) -> InProcessSeat:
+    info = SeatInfo(seat, f"house-{seat}", "random", "1", kind="house")
+    return InProcessSeat(RandomBot(seed), info, clock=_still)
+
+
+def request_sha256(
+    obs: Observation, *, match_id: str, decision_id: str, time_limit_ms: int, time_bank_ms: int
+) -> str:
+    """The SHA-256 of the decision request's body, as the arena's HTTP client records it."""
+    request = decision_request(
+        obs,
+        match_id=match_id,
+        decision_id=decision_id,
+        time_limit_ms=time_limit_ms,
+        time_bank_ms=time_bank_ms,
+    )
+    return hashlib.sha256(encode(request)).hexdigest()
+
+
+class HashingSeat(InProcessSeat):
+    """An SDK bot played in-process but logged like a bot over HTTP: with the SHA-256 of each
+    request the arena would have sent it."""
+
+    def ask(
+        self,
+        obs: Observation,
+        *,
+        match_id: str,
+        decision_id: str,
+        time_limit_ms: int,
+        time_bank_ms: int,
+    ) -> Reply:
+        times = {"time_limit_ms": time_limit_ms, "time_bank_ms": time_bank_ms}
+        reply = super().ask(obs, match_id=match_id, decision_id=decision_id, **times)
+        sha = request_sha256(obs, match_id=match_id, decision_id=decision_id, **times)
+        return dataclasses.replace(reply, request_sha256=sha)
+
+
+class ScriptedSeat:
+    """A bot "over HTTP" without HTTP: it plays random legal moves, or commits the fault its
+    script names, with the latency it would have had. Like the arena's HTTP client it records
+    the SHA-256 of each request body it was sent (``hashes=False``: as if in-process).
+    """
+
+    def __init__(self, seat: int, script: Script, *, seed: int | str, hashes: bool = True) -> None:
+        self.info = SeatInfo(seat, f"bot-{seat}", f"scripted-{seat}", "2.1", kind="http")
+        self.script = script
+        self.hashes = hashes
+        self.asked = 0
+        self._player = RandomPlayer(seed)
+        self._rng = random.Random(f"latency-{seed}")
+
+    def ask(
+        self,
+        obs: Observation,
+        *,
+        match_id: str,
+        decision_id: str,
+        time_limit_ms: int,
+        time_bank_ms: int,
+    ) -> Reply:
+        behaviour = self.script(self.asked)
+        self.asked += 1
+        sha = None
+        if self.hashes:
+            times = {"time_limit_ms": time_limit_ms, "time_bank_ms": time_bank_ms}
+            sha = request_sha256(obs, match_id=match_id, decision_id=decision_id, **times)
+        if behaviour == "timeout":
+            waited = time_limit_ms + time_bank_ms
+            return Reply(None, Status.TIMEOUT, waited, None, f"no answer within {waited} ms", sha)
+        if behaviour == "error":
+            return Reply(None, Status.ERROR, 7, None, "the bot answered HTTP 500: oops", sha)
+        latency = {
+            "late": time_limit_ms + min(time_bank_ms, 400),
+            "slow": time_limit_ms + time_bank_ms + 1,
+        }.get(behaviour, self._rng.randrange(1, 300))
+        assert obs.decision is not None
+        body = self._body(behaviour, obs)
+        try:
+            move = parse_answer(obs.decision.kind, body, obs)
+        except AnswerError as error:
+            return Reply(None, status_of(error), latency, body.decode(), str(error), sha)
+        return Reply(move, Status.OK, latency, body.decode(), None, sha)
+
+    def _body(self, behaviour: str, obs: Observation) -> bytes:
+        assert obs.decision is not None
+        kind, choices = obs.decision.kind, obs.decision.choices.mask
+        if behaviour == "malformed":
+            return b'{"card": "qs"}' if kind is DecisionKind.PLAY else encode({kind.value: "AH"})
+        if behaviour == "wrong_kind":
+            return b'{"expose": []}' if kind is DecisionKind.PLAY else b'{"card": "2C"}'
+        if behaviour == "illegal":
+            if kind is DecisionKind.PASS:
+                return encode({"pass": obs.hand.names()[:2]})
+            if kind is DecisionKind.EXPOSE:
+                return encode({"expose": ["2C"]})
+            wrong = (obs.hand.mask & ~choices) or ((1 << 52) - 1) & ~obs.hand.mask
+            return encode({"card": card_name((wrong & -wrong).bit_length() - 1)})
+        return encode(answer_of(self._player.choose(obs)))
+
+    def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
+        """Notifications are not recorded in the log."""
+
+    def match_end(self, outcome: Outcome, *, match_id: str, seat: int) -> None:
+        """Notifications are not recorded in the log."""
+
+
+def always(behaviour: str) -> Script:
+    return lambda n: behaviour
+
+
+def in_turn(*behaviours: str, then: str = "ok") -> Script:
+    """Each behaviour once, in order, then ``then`` for good."""
+    return lambda n: behaviours[n] if n < len(behaviours) else then
+
+
+def at_random(seed: int | str, fault_rate: float) -> Script:
+    """Mostly ``ok``, sometimes ``late``, and each fault at random with ``fault_rate`` in all."""
+    rng = random.Random(f"script-{seed}")
+
+    def script(n: int) -> str:
+        roll = rng.random()
+        if roll < fault_rate:
+            return rng.choice(FAULTS)
+        return "late" if roll < fault_rate + 0.05 else "ok"
+
+    return script
+
+
+def mixed_players(seed: int, *, fault_rate: float = 0.06) -> list[SeatPlayer]:
+    """Two house bots in-process (seats 0 and 2) and two bots "over HTTP": seat 1 commits every
+    kind of fault at random, seat 3 is always legal but sometimes late."""
+    return [
+        house_seat(0, f"{seed}-0"),
+        ScriptedSeat(1, at_random(seed, fault_rate), seed=f"{seed}-1"),
+        house_seat(2, f"{seed}-2"),
+        ScriptedSeat(3, at_random(seed + 1, 0.0), seed=f"{seed}-3"),
+    ]
+
+
+def forfeiting_players(seed: int) -> list[SeatPlayer]:
+    """Seat 2 commits a fault at every decision, each kind in turn, so it forfeits."""
+    faults = in_turn(*FAULTS, then="error")
+    return [
+        house_seat(0, f"{seed}-0"),
+        ScriptedSeat(1, always("ok"), seed=f"{seed}-1"),
+        ScriptedSeat(2, faults, seed=f"{seed}-2"),
+        house_seat(3, f"{seed}-3"),
+    ]
+
+
+def record(
+    rules: Rules,
+    seed: int,
+    players: list[SeatPlayer],
+    *,
+    time_control: TimeControl = TIME_CONTROL,
+    match_id: str | None = None,
+) -> MatchLog:
+    """Play one match and return its log."""
+    match_id = match_id or f"tournament-1:table-{seed}:match-1"
+    return play_match(
+        Game(rules, seed=f"seed-{seed}"),
+        players,
+        match_id=match_id,
+        seed=f"seed-{seed}",
+        time_control=time_control,
+        tournament_id="tournament-1",
+        table_id=f"table-{seed}",
+        started_at="2026-01-01T12:00:00Z",
+        finished_at=lambda: "2026-01-01T12:03:00Z",
+    )
+
+
+@cache
+def every_log() -> dict[str, MatchLog]:
+    """The matches of the round-trip tests, made once per test session: every profile with
+    mixed seats and with a forfeit, and random profiles."""
+    logs = {}
+    for name, rules in PROFILES.items():
+        for seed in (1, 2):
+            logs[f"{name}-{seed}"] = record(rules, seed, mixed_players(seed, fault_rate=0.1))
+        logs[f"{name}-forfeit"] = record(rules, 3, forfeiting_players(3))
+    rng = random.Random(2026)
+    for seed in range(10, 30):
+        logs[f"random-{seed}"] = record(random_rules(rng), seed, mixed_players(seed))
+    return logs
+
+
+@contextmanager
+def serving(app: WSGIApplication) -> Iterator[str]:
+    """Serve ``app`` with waitress on a free loopback port; yield its URL. The loop is driven
+    here so that it can be stopped before the sockets are closed (as in the SDK's tests)."""
+    server: Any = create_server(app, host="127.0.0.1", port=0, threads=2)  # waitress internals
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.02, map=server._map, count=1)
+
+    thread = threading.Thread(target=loop, daemon=True, name="test-bot-server")
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}/bot"
+    finally:
+        stop.set()
+        thread.join(5)
+        server.task_dispatcher.shutdown()
+        wasyncore.close_all(server._map)
+
+
+KEY = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"gongzhu replay tests").digest())
+"""The tests' sealing key (derived from a public string: it seals test logs, nothing else)."""
+KEY_ID = key_id_of(KEY.public_key())
+PUBLIC_KEYS = {KEY_ID: KEY.public_key()}
+
+
+def sealed(log: MatchLog) -> dict[str, Any]:
+    return seal(log.to_json(), KEY, key_id=KEY_ID)
+
+
+def reloaded(data: Any) -> Any:
+    """``data`` through JSON text and back, as a stored log would be."""
+    return json.loads(json.dumps(data))
+
+
+def pretty(value: Any, *, width: int = 100, indent: int = 0, lead: int = 0) -> str:
+    """JSON for reading: a value that fits on its line (after ``lead`` characters of key) stays
+    on one line, so a trick (or, given the width, a decision) is one line."""
+    flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if indent + lead + len(flat) <= width or not isinstance(value, dict | list) or not value:
+        return flat
+    pad = " " * (indent + 2)
+    inner = {"width": width, "indent": indent + 2}
+    if isinstance(value, dict):
+        items = [
+            f"{pad}{json.dumps(k)}: {pretty(v, **inner, lead=len(k) + 4)}" for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + pretty(v, **inner) for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"

@@ -1,0 +1,214 @@
+"""``python -m replays`` verify, show and export, on plain, packed and piped logs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from replay_support import KEY, PROFILES, forfeiting_players, record, sealed
+
+from referee import Observation, Pass
+from replays.cli import main
+from replays.integrity import generate_key, pack, public_key_pem
+from replays.log import MatchLog
+
+LOG: MatchLog = record(PROFILES["pass_next"], 11, forfeiting_players(11))
+SEALED = sealed(LOG)
+
+
+def run(*args: str, stdin: bytes | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    where = tmp_path_factory.mktemp("logs")
+    paths = {
+        "json": where / "match.json",
+        "packed": where / "match.json.z",
+        "key": where / "arena.pem",
+        "other_key": where / "other.pem",
+        "tampered": where / "tampered.json",
+        "unsealed_tampered": where / "unsealed-tampered.json",
+    }
+    paths["json"].write_text(json.dumps(SEALED, indent=2))
+    paths["packed"].write_bytes(pack(SEALED))
+    paths["key"].write_bytes(public_key_pem(KEY.public_key()))
+    paths["other_key"].write_bytes(public_key_pem(generate_key().public_key()))
+    tampered: dict[str, Any] = json.loads(json.dumps(SEALED))
+    play = next(i for i, d in enumerate(tampered["hands"][0]["decisions"]) if d["kind"] == "play")
+    tampered["hands"][0]["decisions"][play], tampered["hands"][0]["decisions"][play + 1] = (
+        tampered["hands"][0]["decisions"][play + 1],
+        tampered["hands"][0]["decisions"][play],
+    )
+    paths["tampered"].write_text(json.dumps(tampered))
+    del tampered["integrity"]
+    paths["unsealed_tampered"].write_text(json.dumps(tampered))
+    return paths
+
+
+# -- verify -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["json", "packed"])
+def test_verify_a_sealed_log(files: dict[str, Path], form: str) -> None:
+    outcome = run("verify", str(files[form]), "--public-key", str(files["key"]))
+    assert outcome.exit_code == 0, outcome.output
+    decisions = sum(len(hand.decisions) for hand in LOG.hands)
+    asked = sum(d.request_sha256 is not None for hand in LOG.hands for d in hand.decisions)
+    block = SEALED["integrity"]
+    assert outcome.output.splitlines() == [
+        f"integrity  ok: SHA-256 {block['sha256']}, signed by key {block['key_id']}",
+        "format     ok: gongzhu-replay/1; the schema is satisfied",
+        f"referee    ok: {len(LOG.hands)} hands, {decisions} decisions, {asked} requests "
+        "rebuilt to their recorded SHA-256",
+    ]
+
+
+def test_verify_from_stdin_without_a_key(files: dict[str, Path]) -> None:
+    outcome = run("verify", "-", stdin=files["packed"].read_bytes())
+    assert outcome.exit_code == 0, outcome.output
+    assert "signature not checked (no --public-key)" in outcome.output
+
+
+def test_verify_refuses_another_arenas_key(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["json"]), "--public-key", str(files["other_key"]))
+    assert outcome.exit_code == 1
+    assert outcome.output.startswith("integrity  FAILED: no public key for key id")
+
+
+def test_verify_finds_a_changed_sealed_log(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["tampered"]))
+    assert outcome.exit_code == 1
+    assert outcome.output == (
+        "integrity  FAILED: the log was changed after it was sealed (SHA-256 mismatch)\n"
+    )
+
+
+def test_verify_reports_the_first_discrepancy_of_an_unsealed_log(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["unsealed_tampered"]))
+    assert outcome.exit_code == 1
+    lines = outcome.output.splitlines()
+    assert lines[0] == "integrity  not sealed"
+    assert lines[2].startswith("referee    FAILED: hand 1, decision ")
+    assert "not pending" in lines[2]
+
+
+def test_verify_with_a_key_refuses_an_unsealed_log(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["unsealed_tampered"]), "--public-key", str(files["key"]))
+    assert (outcome.exit_code, outcome.output) == (1, "integrity  FAILED: the log is not sealed\n")
+
+
+def test_verify_reports_a_schema_error(tmp_path: Path) -> None:
+    data = LOG.to_json()
+    data["hands"][0]["deal"][0][0] = "1S"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    outcome = run("verify", str(path))
+    assert outcome.exit_code == 1
+    assert "format     FAILED: hands/0/deal/0/0: '1S' does not match" in outcome.output
+
+
+def test_a_file_that_is_not_a_log(tmp_path: Path) -> None:
+    path = tmp_path / "nothing.bin"
+    path.write_bytes(b"\x00\x01garbage")
+    outcome = run("show", str(path))
+    assert outcome.exit_code == 1
+    assert "not a match log (neither JSON nor a packed log)" in outcome.output
+
+
+# -- show ---------------------------------------------------------------------------------------
+
+
+def test_show_prints_every_hand_and_the_ranking(files: dict[str, Path]) -> None:
+    outcome = run("show", str(files["packed"]))
+    assert outcome.exit_code == 0, outcome.output
+    text = outcome.output
+    assert text.startswith(f"match {LOG.match_id} (tournament tournament-1, table table-11")
+    for hand in LOG.hands:
+        assert f"hand {hand.hand_number} of {len(LOG.hands)}: first leader seat" in text
+        for seat, cards in enumerate(hand.deal):
+            assert f"  seat {seat}: {cards}" in text
+    assert "passes (next)" in text and "exposures" in text
+    assert "   #  lead  seat 0  seat 1  seat 2  seat 3  winner  scoring cards" in text
+    assert "final ranking" in text and "forfeited" in text
+    faults = [d for hand in LOG.hands for d in hand.decisions if d.fault]
+    for decision in faults:
+        assert f"seat 2: {decision.status.value} ({decision.latency_ms} ms): " in text
+    assert text.count("    ! decision ") == len(faults) == 5
+
+
+def test_show_one_hand(files: dict[str, Path]) -> None:
+    outcome = run("show", str(files["json"]), "--hand", "1")
+    assert outcome.exit_code == 0, outcome.output
+    assert "hand 1 of" in outcome.output
+    assert "hand 2 of" not in outcome.output and "final ranking" not in outcome.output
+    result = LOG.hands[0].result
+    for seat, score in enumerate(result.seats):
+        row = [line for line in outcome.output.splitlines() if line.startswith(f"     {seat}  ")]
+        assert row and row[-1].split()[-2:] == [str(score.score), str(result.totals[seat])]
+
+
+def test_show_a_hand_that_is_not_there(files: dict[str, Path]) -> None:
+    outcome = run("show", str(files["json"]), "--hand", str(len(LOG.hands) + 1))
+    assert outcome.exit_code == 2
+    assert f"the match has {len(LOG.hands)} hands" in outcome.output
+
+
+# -- export -------------------------------------------------------------------------------------
+
+
+def test_export_is_the_seats_own_view(files: dict[str, Path]) -> None:
+    outcome = run("export", str(files["json"]), "--hand", "1", "--seat", "1")
+    assert outcome.exit_code == 0, outcome.output
+    view = json.loads(outcome.output)
+    hand = LOG.hands[0]
+    mine = [i for i, d in enumerate(hand.decisions) if d.seat == 1]
+    assert [d["index"] for d in view["decisions"]] == mine
+    assert view["seat"]["seat"] == 1 and view["result"] == hand.result.to_json()
+    dealt = hand.deal[1]
+    for entry in view["decisions"]:
+        obs = Observation.from_json(entry["observation"])
+        assert obs.seat == 1 and obs.hand_number == 1 and obs.decision is not None
+        assert obs.decision.kind.value == entry["kind"]
+        if obs.received is None:
+            assert obs.hand.issubset(dealt)
+        else:
+            assert obs.hand.issubset(dealt | obs.received)
+    assert set(view) == {"match_id", "hand_number", "seat", "decisions", "result"}
+    assert set(view["decisions"][0]) == {
+        "index", "decision_id", "kind", "status", "latency_ms", "answer", "fault", "applied",
+        "request_sha256", "observation",
+    }  # fmt: skip
+    passed = next(d.applied for d in hand.decisions if d.seat == 1 and d.kind.value == "pass")
+    assert isinstance(passed, Pass)
+    later = [Observation.from_json(entry["observation"]) for entry in view["decisions"][1:]]
+    assert all(obs.passed == passed.cards for obs in later)
+
+
+def test_export_of_a_forfeited_seat_shows_its_autoplay(files: dict[str, Path]) -> None:
+    outcome = run("export", str(files["packed"]), "--hand", "1", "--seat", "2")
+    statuses = [entry["status"] for entry in json.loads(outcome.output)["decisions"]]
+    assert statuses[5:] and set(statuses[5:]) == {"forfeit-autoplay"}
+
+
+def test_export_needs_a_hand_and_a_seat(files: dict[str, Path]) -> None:
+    outcome = run("export", str(files["json"]), "--hand", "1", "--seat", "4")
+    assert outcome.exit_code == 2
+    assert "4 is not in the range 0<=x<=3" in outcome.output
+
+
+def test_python_dash_m_replays(files: dict[str, Path]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "replays", "verify", str(files["packed"])],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "referee    ok" in done.stdout

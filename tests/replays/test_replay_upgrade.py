@@ -1,0 +1,138 @@
+"""Old logs stay readable: the golden version 1 log reads and verifies as it was sealed, and a
+log of an older format is upgraded through the registered chain (tested with a hypothetical
+version 0, as version 1 will be once version 2 exists)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from replay_support import KEY_ID
+
+from replays.cli import main
+from replays.integrity import check, key_id_of, public_key_from_pem
+from replays.log import FORMAT, MatchLog, Status
+from replays.schema import validate
+from replays.upgrade import UPGRADES, LogReadError, read_log, upgrade
+from replays.verify import verify
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+GOLDEN = FIXTURES / "replay-1.json"
+OLD = FIXTURES / "replay-0.json"
+PUBLIC_KEY = public_key_from_pem((FIXTURES / "replay-1.pub.pem").read_bytes())
+Data = dict[str, Any]
+
+
+def golden() -> Data:
+    data: Data = json.loads(GOLDEN.read_text("utf-8"))
+    return data
+
+
+# -- the golden log ---------------------------------------------------------------------------
+
+
+def test_the_golden_log_is_still_sealed_valid_and_verified() -> None:
+    data = golden()
+    assert data["format"] == "gongzhu-replay/1"
+    assert key_id_of(PUBLIC_KEY) == data["integrity"]["key_id"] == KEY_ID
+    check(data, {KEY_ID: PUBLIC_KEY})
+    validate(data)
+    log = read_log(data)
+    result = verify(log)
+    assert result.ok, result.discrepancy
+    assert result.requests_checked > 0
+    statuses = {d.status for hand in log.hands for d in hand.decisions}
+    assert statuses == set(Status)
+    assert log.forfeited == (2,) and log.places[2] == 4
+
+
+@pytest.mark.skipif(FORMAT != "gongzhu-replay/1", reason="the writer has moved to a newer format")
+def test_the_writer_still_writes_the_golden_log_exactly() -> None:
+    data = golden()
+    del data["integrity"]
+    assert MatchLog.from_json(data).to_json() == data
+
+
+def test_the_cli_verifies_the_golden_log() -> None:
+    key = str(FIXTURES / "replay-1.pub.pem")
+    outcome = CliRunner().invoke(main, ["verify", str(GOLDEN), "--public-key", key])
+    assert outcome.exit_code == 0, outcome.output
+    assert "referee    ok: 2 hands, 117 decisions" in outcome.output
+
+
+# -- the upgrade mechanism, with a hypothetical version 0 ----------------------------------------
+# Version 0 (see make_fixture.py) named the seats "players", stored each decision's move with
+# its seat under "move", and called a forfeit's auto-play "autoplay".
+
+
+def players_to_seats(data: Data) -> Data:
+    data["seats"] = data.pop("players")
+    return data
+
+
+def moves_to_applied(data: Data) -> Data:
+    for hand in data["hands"]:
+        for decision in hand["decisions"]:
+            move = decision.pop("move")
+            del move["seat"]
+            decision["applied"] = move
+            if decision["status"] == "autoplay":
+                decision["status"] = "forfeit-autoplay"
+    return data
+
+
+def upgrade_0_to_1(data: Data) -> Data:
+    return moves_to_applied(players_to_seats(data))
+
+
+def old() -> Data:
+    data: Data = json.loads(OLD.read_text("utf-8"))
+    return data
+
+
+def test_an_old_format_is_unknown_until_an_upgrade_is_registered() -> None:
+    assert UPGRADES == {}  # today, version 1 is the only format there ever was
+    with pytest.raises(LogReadError, match="unknown log format 'gongzhu-replay/0'"):
+        read_log(old())
+
+
+def test_an_old_log_is_upgraded_read_and_verified(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", (FORMAT, upgrade_0_to_1))
+    stored = old()
+    check(stored, {KEY_ID: PUBLIC_KEY})  # the seal covers the stored, old bytes
+    log = read_log(stored)
+    assert log == read_log(golden())
+    assert verify(log).ok
+    assert stored == old()  # reading never changes the stored data
+
+
+def test_a_chain_of_upgrades_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/0.5", players_to_seats))
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0.5", (FORMAT, moves_to_applied))
+    current = upgrade(old())
+    assert current["format"] == FORMAT
+    assert read_log(current) == read_log(golden())
+
+
+def test_a_circle_of_upgrades_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/0.5", players_to_seats))
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0.5", ("gongzhu-replay/0", lambda d: d))
+    with pytest.raises(LogReadError, match="go round in a circle"):
+        upgrade(old())
+
+
+def test_a_wrong_upgrade_is_caught_when_the_log_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", (FORMAT, players_to_seats))
+    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/1 log: KeyError"):
+        read_log(old())
+
+
+def test_the_cli_reads_an_old_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", (FORMAT, upgrade_0_to_1))
+    key = str(FIXTURES / "replay-1.pub.pem")
+    outcome = CliRunner().invoke(main, ["verify", str(OLD), "--public-key", key])
+    assert outcome.exit_code == 0, outcome.output
+    assert "format     ok: gongzhu-replay/1, from gongzhu-replay/0" in outcome.output
