@@ -1,0 +1,179 @@
+"""Bots: registration (with the hello handshake), the owner's view and changes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from service.api import views
+from service.auth import owner_only
+from service.context import arena, store
+from service.endpoints import EndpointError, check_public, check_url
+from service.errors import ApiError, ErrorSchema, field_error
+from service.handshake import HandshakeError, hello
+from service.limits import limiter, register_limit
+from service.schemas import (
+    BotCredentials,
+    BotPublicSchema,
+    BotRegistration,
+    BotSchema,
+    BotUpdate,
+    PageArgs,
+    SecretSchema,
+    page_of,
+)
+from workers.records import Bot, BotStatus
+from workers.store import NameTaken, NotFound, WrongState, new_secret
+
+blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Registered bots")
+
+
+def _endpoint_checked(url: str, secret: str) -> str:
+    """The bot's version from a handshake with ``url``, or a 422 saying exactly why not."""
+    config = arena().config
+    try:
+        check_url(url)
+        if not config.allow_private_endpoints:
+            check_public(url)
+    except EndpointError as error:
+        raise field_error(422, "endpoint", str(error)) from None
+    try:
+        info = hello(url, secret, timeout_s=config.handshake_timeout_s)
+    except HandshakeError as error:
+        raise field_error(422, "endpoint", str(error), error="handshake_failed") from None
+    return info.version
+
+
+def _owned(bot_id: str) -> Bot:
+    bot = store().get_bot(bot_id)
+    if bot is None:  # a token's bot always exists; kept so a broken index is a 404, not a 500
+        raise ApiError(404, f"there is no bot {bot_id}")
+    return bot
+
+
+@blp.route("")
+class Bots(MethodView):
+    @blp.arguments(PageArgs, location="query")
+    @blp.response(200, page_of(BotPublicSchema))
+    def get(self, args: dict[str, Any]) -> dict[str, Any]:
+        """List registered bots (public fields only), newest first."""
+        found = store().list_bots(page=args["page"], per_page=args["per_page"])
+        return views.page(found, [views.bot(b) for b in found.items])
+
+    @limiter.limit(register_limit, methods=["POST"])
+    @blp.arguments(BotRegistration)
+    @blp.response(201, BotCredentials)
+    @blp.alt_response(422, schema=ErrorSchema, description="invalid field or failed handshake")
+    @blp.alt_response(409, schema=ErrorSchema, description="the name is taken")
+    @blp.alt_response(429, schema=ErrorSchema, description="too many registrations")
+    def post(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Register a bot: its endpoint must answer the protocol's hello.
+
+        The answer holds the management token and the signing secret: they are shown only
+        this once."""
+        secret = new_secret()
+        version = _endpoint_checked(args["endpoint"], secret)
+        try:
+            bot, token = store().create_bot(
+                name=args["name"],
+                endpoint=args["endpoint"],
+                description=args["description"],
+                contact=args["contact"],
+                version=version,
+                secret=secret,
+            )
+        except NameTaken as error:
+            raise field_error(409, "name", str(error), error="conflict") from None
+        return {"bot": views.bot(bot), "token": token, "signing_secret": secret}
+
+
+@blp.route("/<bot_id>")
+class BotById(MethodView):
+    @owner_only(blp)
+    @blp.response(200, BotSchema)
+    def get(self, bot_id: str) -> dict[str, Any]:
+        """The bot as its owner sees it."""
+        return views.bot(_owned(bot_id))
+
+    @owner_only(blp)
+    @blp.arguments(BotUpdate)
+    @blp.response(200, BotSchema)
+    @blp.alt_response(409, schema=ErrorSchema, description="the bot is retired")
+    def patch(self, args: dict[str, Any], bot_id: str) -> dict[str, Any]:
+        """Change the endpoint (checked with a new handshake), description or contact."""
+        if not args:
+            raise ApiError(422, "nothing to change: send endpoint, description or contact")
+        current = _owned(bot_id)
+        if current.status is BotStatus.RETIRED:
+            raise ApiError(409, f"bot {bot_id} is retired: a retired bot cannot be changed")
+        changes = dict(args)
+        if "endpoint" in changes:
+            changes["version"] = _endpoint_checked(
+                changes["endpoint"], store().signing_secrets(bot_id)[0]
+            )
+        with _refusals():
+            return views.bot(store().update_bot(bot_id, **changes))
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """The store's refusals as API errors."""
+    try:
+        yield
+    except WrongState as error:
+        raise ApiError(409, str(error)) from None
+    except NotFound as error:
+        raise ApiError(404, str(error)) from None
+
+
+@blp.route("/<bot_id>/rotate-secret", methods=["POST"])
+@owner_only(blp)
+@blp.response(200, SecretSchema)
+@blp.alt_response(409, schema=ErrorSchema, description="the bot is retired")
+def rotate_secret(bot_id: str) -> dict[str, Any]:
+    """Issue a new signing secret (shown once); the old one still signs requests for a grace
+    period, so that matches in flight verify."""
+    secret = new_secret()
+    grace = arena().config.secret_grace_s
+    with _refusals():
+        store().rotate_secret(bot_id, secret, grace_s=grace)
+    return {"signing_secret": secret, "previous_valid_for_s": grace}
+
+
+def _status_view(name: str, status: BotStatus, allowed_from: set[BotStatus], doc: str) -> None:
+    def change(bot_id: str) -> dict[str, Any]:
+        current = _owned(bot_id)
+        if current.status not in allowed_from:
+            allowed = " or ".join(sorted(s.value for s in allowed_from))
+            raise ApiError(
+                409,
+                f"bot {bot_id} is {current.status.value}; it can be {name}d only when {allowed}",
+            )
+        with _refusals():
+            return views.bot(store().set_bot_status(bot_id, status))
+
+    change.__name__ = name
+    change.__doc__ = doc
+    view = blp.alt_response(409, schema=ErrorSchema, description="not allowed from this status")(
+        blp.response(200, BotSchema)(owner_only(blp)(change))
+    )
+    blp.route(f"/<bot_id>/{name}", methods=["POST"])(view)
+
+
+_status_view(
+    "pause",
+    BotStatus.PAUSED,
+    {BotStatus.ACTIVE},
+    "Keep the bot out of new tournaments until resumed.",
+)
+_status_view("resume", BotStatus.ACTIVE, {BotStatus.PAUSED}, "Make a paused bot active again.")
+_status_view(
+    "retire",
+    BotStatus.RETIRED,
+    {BotStatus.ACTIVE, BotStatus.PAUSED},
+    "Retire the bot for good: it plays no more and cannot be changed.",
+)

@@ -1,0 +1,31 @@
+"""Liveness and readiness, for load balancers and operators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+
+from service.context import arena, store
+from service.jobs import workers_and_depth
+from service.schemas import HealthSchema, ReadySchema
+
+blp = Blueprint("health", __name__, description="Health")
+
+
+@blp.route("/health")
+@blp.response(200, HealthSchema)
+def health() -> dict[str, Any]:
+    """The process is up (no dependency is checked)."""
+    return {"status": "ok"}
+
+
+@blp.route("/ready")
+@blp.response(200, ReadySchema)
+@blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable")
+def ready() -> tuple[dict[str, Any], int]:
+    """Redis is reachable; how many RQ workers are alive and how many jobs wait."""
+    if not store().ping():
+        return {"status": "unavailable", "redis": False, "workers": 0, "queue_depth": 0}, 503
+    workers, depth = workers_and_depth(store().redis, arena().config.queue_name)
+    return {"status": "ready", "redis": True, "workers": workers, "queue_depth": depth}, 200

@@ -1,0 +1,34 @@
+"""The ladder: every rated participant by conservative rating, and each one's history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+
+from service.api import views
+from service.context import store
+from service.errors import ApiError, ErrorSchema
+from service.schemas import PageArgs, RatingHistorySchema, RatingSchema, page_of
+
+blp = Blueprint("ladder", __name__, url_prefix="/api", description="The rated ladder")
+
+
+@blp.route("/ladder")
+@blp.arguments(PageArgs, location="query")
+@blp.response(200, page_of(RatingSchema))
+def ladder(args: dict[str, Any]) -> dict[str, Any]:
+    """Ratings best first: mean, uncertainty and the conservative rating mu - 3 sigma."""
+    found = store().ladder(page=args["page"], per_page=args["per_page"])
+    return views.page(found, [views.rating(rank, r) for rank, r in found.items])
+
+
+@blp.route("/bots/<bot_id>/rating-history")
+@blp.response(200, RatingHistorySchema)
+@blp.alt_response(404, schema=ErrorSchema, description="no such participant on the ladder")
+def rating_history(bot_id: str) -> dict[str, Any]:
+    """The participant's rating after each of its rated matches, oldest first."""
+    if store().rating(bot_id) is None and store().get_bot(bot_id) is None:
+        raise ApiError(404, f"there is no bot {bot_id}")
+    history = store().rating_history(bot_id)
+    return {"bot_id": bot_id, "history": [views.rating_point(p) for p in history]}

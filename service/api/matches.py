@@ -1,0 +1,104 @@
+"""Matches: listing, results, the sealed replay log, its verification, the arena's public key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+from flask_smorest import Blueprint
+
+from replays.integrity import IntegrityError, check, key_id_of, public_key_pem, unpack
+from replays.upgrade import LogReadError, read_log
+from replays.verify import verify
+from service.api import views
+from service.context import arena, store
+from service.errors import ApiError, ErrorSchema
+from service.schemas import MatchArgs, MatchSchema, VerificationSchema, page_of
+
+blp = Blueprint("matches", __name__, url_prefix="/api", description="Matches and replays")
+
+
+def _sealed_log(match_id: str) -> dict[str, Any]:
+    blob = store().replay_blob(match_id)
+    if blob is None:
+        if store().get_match(match_id) is None:
+            raise ApiError(404, f"there is no match {match_id}")
+        raise ApiError(404, f"match {match_id} has no replay yet: it has not finished")
+    return unpack(blob)
+
+
+@blp.route("/matches")
+@blp.arguments(MatchArgs, location="query")
+@blp.response(200, page_of(MatchSchema))
+def list_matches(args: dict[str, Any]) -> dict[str, Any]:
+    """Matches newest first, optionally of one tournament and/or one bot."""
+    found = store().list_matches(
+        page=args["page"],
+        per_page=args["per_page"],
+        tournament_id=args.get("tournament"),
+        bot_id=args.get("bot"),
+    )
+    return views.page(found, [views.match(m) for m in found.items])
+
+
+@blp.route("/matches/<match_id>")
+@blp.response(200, MatchSchema)
+@blp.alt_response(404, schema=ErrorSchema, description="no such match")
+def get_match(match_id: str) -> dict[str, Any]:
+    """One match, with its result once it has finished."""
+    match = store().get_match(match_id)
+    if match is None:
+        raise ApiError(404, f"there is no match {match_id}")
+    return views.match(match)
+
+
+@blp.route("/matches/<match_id>/replay")
+@blp.response(200, description="the sealed match log (gongzhu-replay/1, docs/REPLAYS.md)")
+@blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
+def replay(match_id: str) -> Response:
+    """The match's sealed log: every decision, its integrity block and the arena's signature."""
+    return jsonify(_sealed_log(match_id))
+
+
+@blp.route("/matches/<match_id>/verify", methods=["POST"])
+@blp.response(200, VerificationSchema)
+@blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
+def verify_match(match_id: str) -> dict[str, Any]:
+    """Check the log's seal, then re-run the referee over it; the first discrepancy, if any."""
+    sealed = _sealed_log(match_id)
+    key = arena().replay_key
+    integrity = "ok"
+    if key is None:
+        integrity = "not checked: the arena has no replay signing key configured"
+    else:
+        public = key.public_key()
+        try:
+            check(sealed, {key_id_of(public): public})
+        except IntegrityError as error:
+            integrity = str(error)
+    try:
+        report = verify(read_log(sealed))
+    except LogReadError as error:
+        return {"ok": False, "integrity": integrity, "discrepancy": str(error)}
+    return {
+        "ok": report.ok and integrity == "ok",
+        "integrity": integrity,
+        "hands": report.hands,
+        "decisions": report.decisions,
+        "requests_checked": report.requests_checked,
+        "discrepancy": None if report.discrepancy is None else str(report.discrepancy),
+    }
+
+
+@blp.route("/replays/public-key")
+@blp.response(200, description="the PEM of the Ed25519 key that checks replay seals")
+@blp.alt_response(404, schema=ErrorSchema, description="no key configured")
+def public_key() -> Response:
+    """The arena's Ed25519 public key (PEM): anyone can check a replay's seal with it."""
+    key = arena().replay_key
+    if key is None:
+        raise ApiError(404, "the arena has no replay signing key: set GONGZHU_REPLAY_KEY")
+    public = key.public_key()
+    response = Response(public_key_pem(public), mimetype="application/x-pem-file")
+    response.headers["X-Key-Id"] = key_id_of(public)
+    return response

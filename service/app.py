@@ -1,0 +1,74 @@
+"""The application factory: ``create_app(config)`` wires the store, the API, docs, limits and
+the error shape together."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from replays.integrity import private_key_from_pem
+from service import errors
+from service.api import bots, health, ladder, matches, schedules, tournaments
+from service.auth import SECURITY_SCHEMES
+from service.context import Arena, install
+from service.docs import ASSETS_URL
+from service.docs import blp as docs_assets
+from service.limits import limiter
+from workers.config import Config, ConfigError
+from workers.store import Store
+
+MAX_REQUEST_BYTES = 64 * 1024
+
+
+class ArenaApi(Api):
+    """flask-smorest's Api, documenting and returning the arena's one error shape."""
+
+    ERROR_SCHEMA = errors.ErrorSchema
+
+    def handle_http_exception(self, error: HTTPException) -> object:
+        return errors.handle_http_exception(error)
+
+
+def create_app(config: Config, *, store: Store | None = None) -> Flask:
+    """The service for ``config``; ``store`` replaces the one built from ``config.redis_url``."""
+    if not config.secret_key:
+        raise ConfigError(
+            "GONGZHU_SECRET_KEY is not set: generate one with "
+            '`python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key())"`'
+        )
+    app = Flask(__name__)
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
+        API_TITLE="Gong Zhu arena",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        OPENAPI_SWAGGER_UI_URL=ASSETS_URL,
+        RATELIMIT_STORAGE_URI=config.redis_url,
+        RATELIMIT_STORAGE_OPTIONS={"socket_connect_timeout": 2},
+    )
+    if config.trust_proxy_headers:
+        n = config.trust_proxy_headers
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)
+    key = None
+    if config.replay_key_path is not None:
+        key = private_key_from_pem(config.replay_key_path.read_bytes())
+    install(app, Arena(config, store or Store.from_url(config.redis_url, config.secret_key), key))
+    limiter.init_app(app)
+    api = ArenaApi(app, spec_kwargs={"components": {"securitySchemes": SECURITY_SCHEMES}})
+    for blueprint in (
+        health.blp,
+        bots.blp,
+        tournaments.blp,
+        schedules.blp,
+        matches.blp,
+        ladder.blp,
+    ):
+        api.register_blueprint(blueprint)
+    app.register_blueprint(docs_assets)
+    errors.register(app)
+    return app

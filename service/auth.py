@@ -1,0 +1,83 @@
+"""Who may call what: the operator (one configured token) and each bot's owner (its token).
+
+Both send ``Authorization: Bearer <token>``. No token: 401. A token that is not the operator's
+on an operator endpoint, or that manages another bot: 403. A token that manages no bot: 401.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import request
+from flask_smorest import Blueprint
+
+from service.context import arena, store
+from service.errors import ApiError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+SECURITY_SCHEMES = {
+    "operator": {"type": "http", "scheme": "bearer", "description": "GONGZHU_OPERATOR_TOKEN"},
+    "owner": {"type": "http", "scheme": "bearer", "description": "the bot's management token"},
+}
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="gongzhu-arena"'}
+
+
+def bearer_token() -> str:
+    """The request's bearer token, or a 401."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(
+            401,
+            "this endpoint needs a token: send the header Authorization: Bearer <token>",
+            headers=_CHALLENGE,
+        )
+    return token.strip()
+
+
+def operator_only(blp: Blueprint) -> Callable[[F], F]:
+    """Only the operator may call the view."""
+
+    def decorate(view: F) -> F:
+        @functools.wraps(view)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            expected = arena().config.operator_token
+            if not expected:
+                raise ApiError(
+                    403, "operator endpoints are off: the arena has no GONGZHU_OPERATOR_TOKEN"
+                )
+            if not hmac.compare_digest(bearer_token().encode(), expected.encode()):
+                raise ApiError(403, "this token is not the operator's: use the operator token")
+            return view(*args, **kwargs)
+
+        documented: F = blp.doc(security=[{"operator": []}])(checked)
+        return documented
+
+    return decorate
+
+
+def owner_only(blp: Blueprint) -> Callable[[F], F]:
+    """Only the owner of the bot named by the ``bot_id`` path argument may call the view."""
+
+    def decorate(view: F) -> F:
+        @functools.wraps(view)
+        def checked(*args: Any, bot_id: str, **kwargs: Any) -> Any:
+            owned = store().bot_for_token(bearer_token())
+            if owned is None:
+                raise ApiError(
+                    401,
+                    "this token manages no bot: use the token you were given at registration",
+                    headers=_CHALLENGE,
+                )
+            if owned != bot_id:
+                raise ApiError(403, f"this token manages another bot, not {bot_id}")
+            return view(*args, bot_id=bot_id, **kwargs)
+
+        documented: F = blp.doc(security=[{"owner": []}])(checked)
+        return documented
+
+    return decorate

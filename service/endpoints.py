@@ -1,0 +1,102 @@
+"""Which bot endpoint URLs the arena accepts: http(s), short, no credentials or fragment, and
+(unless private endpoints are allowed for development) a host that resolves only to public
+addresses, so that registering a bot cannot make the arena call into its own network.
+
+>>> check_url("https://bot.example/play")
+'https://bot.example/play'
+>>> check_url("ftp://bot.example/")
+Traceback (most recent call last):
+...
+service.endpoints.EndpointError: the endpoint must be an http:// or https:// URL, not ftp://
+>>> is_public(ipaddress.ip_address("::ffff:127.0.0.1"))
+False
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable, Sequence
+from urllib.parse import urlsplit
+
+MAX_URL_LENGTH = 2048
+
+Resolver = Callable[[str, int], Sequence[str]]
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class EndpointError(ValueError):
+    """An endpoint the arena will not call; the message says why."""
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is a well-formed endpoint URL, else :class:`EndpointError`."""
+    if len(url) > MAX_URL_LENGTH:
+        raise EndpointError(f"the endpoint URL is {len(url)} characters; at most {MAX_URL_LENGTH}")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise EndpointError(f"the endpoint is not a valid URL: {error}") from None
+    if parts.scheme not in {"http", "https"}:
+        raise EndpointError(
+            f"the endpoint must be an http:// or https:// URL, not {parts.scheme or '(none)'}://"
+        )
+    if not parts.hostname:
+        raise EndpointError("the endpoint URL has no host name")
+    if parts.username is not None or parts.password is not None:
+        raise EndpointError(
+            "the endpoint URL must not carry credentials (user:password@): requests are signed"
+        )
+    if parts.fragment or url.endswith("#"):
+        raise EndpointError("the endpoint URL must not have a #fragment")
+    if any(c.isspace() for c in url):
+        raise EndpointError("the endpoint URL must not contain spaces")
+    if port == 0:
+        raise EndpointError("the endpoint URL's port must be 1 to 65535")
+    return url
+
+
+def check_public(url: str, resolve: Resolver | None = None) -> None:
+    """Raise :class:`EndpointError` unless every address the URL's host resolves to is public."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    addresses = (resolve or resolve_host)(host, port)
+    if not addresses:
+        raise EndpointError(f"the host {host!r} has no address")
+    for text in addresses:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+        if not is_public(address):
+            raise EndpointError(
+                f"the host {host!r} resolves to {address}, a private, loopback, link-local or "
+                "reserved address: the endpoint must be reachable on the public internet"
+            )
+
+
+def resolve_host(host: str, port: int) -> list[str]:
+    """Every address ``host`` resolves to (a literal address resolves to itself)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as error:
+        raise EndpointError(f"the host {host!r} cannot be resolved: {error}") from None
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def is_public(address: IPAddress) -> bool:
+    """Whether ``address`` is a global unicast address, looking through IPv4-mapped, 6to4 and
+    Teredo forms to the IPv4 address they carry."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is None and address.teredo is not None:
+            embedded = address.teredo[1]
+        if embedded is not None:
+            return is_public(embedded)
+    return address.is_global and not (
+        address.is_multicast
+        or address.is_private
+        or address.is_loopback
+        or address.is_link_local
+        or address.is_reserved
+        or address.is_unspecified
+    )

@@ -1,0 +1,147 @@
+"""The API's one error shape, for every error the service returns::
+
+    {"status": 404, "error": "not_found", "message": "…", "errors": {"field": ["…"]}}
+
+``errors`` is present for validation errors only. Never an HTML page, never a stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from marshmallow import Schema, fields
+from werkzeug.exceptions import HTTPException
+
+logger = logging.getLogger(__name__)
+
+SLUGS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "invalid",
+    429: "rate_limited",
+    500: "internal",
+    503: "unavailable",
+}
+
+
+class ErrorSchema(Schema):
+    """The error shape, for the OpenAPI document."""
+
+    status = fields.Integer(required=True, metadata={"description": "the HTTP status"})
+    error = fields.String(required=True, metadata={"description": "a stable machine name"})
+    message = fields.String(required=True, metadata={"description": "what to do about it"})
+    errors = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.String()),
+        metadata={"description": "validation messages per field"},
+    )
+
+
+class ApiError(Exception):
+    """An error a view raises; the handler turns it into the error shape."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        errors: Mapping[str, list[str]] | None = None,
+        error: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.errors = errors
+        self.error = error or SLUGS.get(status, "error")
+        self.headers = headers or {}
+
+
+def field_error(status: int, field: str, message: str, *, error: str | None = None) -> ApiError:
+    """A validation-style error about one field."""
+    return ApiError(status, f"{field}: {message}", errors={field: [message]}, error=error)
+
+
+def error_response(error: ApiError) -> Response:
+    body: dict[str, Any] = {"status": error.status, "error": error.error, "message": error.message}
+    if error.errors:
+        body["errors"] = dict(error.errors)
+    response = jsonify(body)
+    response.status_code = error.status
+    response.headers.update(error.headers)
+    return response
+
+
+def from_http_exception(exc: HTTPException) -> ApiError:
+    """The error shape for a werkzeug exception: a 404 route, a 405, a 413, a 429, or a webargs
+    validation failure (whose messages are in ``exc.data``)."""
+    status = exc.code or 500
+    data = getattr(exc, "data", None) or {}
+    headers = {name: value for name, value in exc.get_headers() if name.lower() != "content-type"}
+    headers.update(data.get("headers") or {})
+    if "messages" in data:
+        errors = _flatten(data["messages"])
+        names = ", ".join(sorted(errors))
+        if status == 400:
+            message = "the request body is not valid JSON: send a JSON object"
+        else:
+            message = f"the request has invalid fields: {names}; see errors for each"
+        return ApiError(status, message, errors=errors, headers=headers)
+    message = data.get("message") or _MESSAGES.get(status) or (exc.description or exc.name)
+    return ApiError(status, _fill(message), headers=headers)
+
+
+_MESSAGES = {
+    404: "there is nothing at {method} {path}: see /api/docs for the API's paths",
+    405: "{method} is not allowed on {path}: see /api/docs for the methods it takes",
+    413: "the request body is too large: API requests are small JSON objects",
+    415: "send the request body as JSON with Content-Type: application/json",
+}
+
+
+def _fill(message: str) -> str:
+    return message.replace("{method}", request.method).replace("{path}", request.path)
+
+
+def _flatten(messages: Mapping[str, Any]) -> dict[str, list[str]]:
+    """webargs' ``{location: {field: [msg]}}`` as ``{field: [msg]}`` (nested fields dotted)."""
+    flat: dict[str, list[str]] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, Mapping):
+            for key, inner in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            flat.setdefault(prefix or "_request", []).extend(value)
+        else:
+            flat.setdefault(prefix or "_request", []).append(str(value))
+
+    for location_errors in messages.values():
+        walk("", location_errors)
+    return flat
+
+
+def handle_http_exception(exc: HTTPException) -> Response:
+    return error_response(from_http_exception(exc))
+
+
+def register(app: Flask) -> None:
+    """Install the handlers; call after flask-smorest's ``Api`` so they take precedence."""
+    app.register_error_handler(ApiError, error_response)
+    app.register_error_handler(HTTPException, handle_http_exception)
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception) -> Response:
+        logger.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(
+            ApiError(500, "the arena failed to handle this request; it was logged: try again")
+        )

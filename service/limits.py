@@ -1,0 +1,15 @@
+"""Rate limits (flask-limiter on the arena's Redis): registration is limited per client address."""
+
+from __future__ import annotations
+
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+
+from service.context import arena
+
+limiter = Limiter(key_func=get_remote_address, strategy="fixed-window", headers_enabled=True)
+
+
+def register_limit() -> str:
+    """The configured registration limit (read per request, so each app can have its own)."""
+    return arena().config.register_limit

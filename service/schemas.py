@@ -1,0 +1,273 @@
+"""Marshmallow schemas: the API's JSON, at the HTTP edge only. Inside, plain dataclasses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates
+
+from referee import Rules, RulesError
+from service.endpoints import MAX_URL_LENGTH
+from workers.records import HOUSE_BOTS
+
+MAX_PER_PAGE = 100
+
+
+class PageArgs(Schema):
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=1_000_000))
+    per_page = fields.Integer(load_default=20, validate=validate.Range(min=1, max=MAX_PER_PAGE))
+
+
+def page_of(item: type[Schema]) -> type[Schema]:
+    """A page of ``item``: ``{"items", "total", "page", "per_page"}``."""
+    return Schema.from_dict(
+        {
+            "items": fields.List(fields.Nested(item), required=True),
+            "total": fields.Integer(required=True),
+            "page": fields.Integer(required=True),
+            "per_page": fields.Integer(required=True),
+        },
+        name=f"{item.__name__.removesuffix('Schema')}Page",
+    )
+
+
+# -- bots ---------------------------------------------------------------------------------------
+
+
+class BotRegistration(Schema):
+    name = fields.String(
+        required=True,
+        validate=validate.Regexp(
+            r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,47}$",
+            error="1 to 48 letters, digits, spaces, dots, dashes or underscores, "
+            "starting with a letter or digit",
+        ),
+    )
+    endpoint = fields.String(required=True, validate=validate.Length(min=1, max=MAX_URL_LENGTH))
+    description = fields.String(load_default="", validate=validate.Length(max=1000))
+    contact = fields.String(required=True, validate=validate.Length(min=3, max=200))
+
+
+class BotUpdate(Schema):
+    endpoint = fields.String(validate=validate.Length(min=1, max=MAX_URL_LENGTH))
+    description = fields.String(validate=validate.Length(max=1000))
+    contact = fields.String(validate=validate.Length(min=3, max=200))
+
+
+class BotPublicSchema(Schema):
+    id = fields.String()
+    name = fields.String()
+    description = fields.String()
+    status = fields.String()
+    version = fields.String()
+    created_at = fields.String()
+
+
+class BotSchema(BotPublicSchema):
+    """What the owner sees."""
+
+    endpoint = fields.String()
+    contact = fields.String()
+    updated_at = fields.String()
+
+
+class BotCredentials(Schema):
+    bot = fields.Nested(BotSchema, required=True)
+    token = fields.String(
+        required=True, metadata={"description": "the management token: shown once, keep it"}
+    )
+    signing_secret = fields.String(
+        required=True, metadata={"description": "the request-signing secret: shown once"}
+    )
+
+
+class SecretSchema(Schema):
+    signing_secret = fields.String(required=True)
+    previous_valid_for_s = fields.Integer(
+        required=True, metadata={"description": "how long the old secret still signs requests"}
+    )
+
+
+# -- tournaments --------------------------------------------------------------------------------
+
+
+class FormatSchema(Schema):
+    kind = fields.String(load_default="round_robin", validate=validate.OneOf(["round_robin"]))
+    duplicate = fields.Boolean(load_default=True)
+    matches_per_table = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100))
+    hands = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "a fixed number of hands per match; null: to the rules' end"},
+    )
+
+
+class TimeControlSchema(Schema):
+    decision_ms = fields.Integer(load_default=1000, validate=validate.Range(min=50, max=60_000))
+    bank_ms = fields.Integer(load_default=30_000, validate=validate.Range(min=0, max=600_000))
+    fault_limit = fields.Integer(load_default=5, validate=validate.Range(min=1, max=1000))
+
+
+class RulesField(fields.Dict):
+    """A rules profile: a JSON object checked by ``Rules.from_json``; loads as :class:`Rules`."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Rules:
+        profile = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return Rules.from_json(profile)
+        except (RulesError, TypeError, ValueError) as error:
+            raise ValidationError(str(error)) from None
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return None if value is None else value.to_json()
+
+
+class TournamentTemplate(Schema):
+    """What a tournament plays: shared by tournaments and schedules."""
+
+    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    format = fields.Nested(FormatSchema, load_default=lambda: FormatSchema().load({}))
+    rules = RulesField(load_default=Rules, metadata={"description": "rules profile"})
+    time_control = fields.Nested(
+        TimeControlSchema, load_default=lambda: TimeControlSchema().load({})
+    )
+    rated = fields.Boolean(load_default=True)
+
+
+class TournamentCreate(TournamentTemplate):
+    participants = fields.List(
+        fields.String(validate=validate.Length(min=1, max=64)),
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": f"bot ids and house bots ({', '.join(HOUSE_BOTS)})"},
+    )
+
+    @validates("participants")
+    def _unique(self, value: list[str], **_: Any) -> None:
+        if len(set(value)) != len(value):
+            raise ValidationError("each participant may be named once")
+
+
+class TournamentSchema(Schema):
+    id = fields.String()
+    name = fields.String()
+    participants = fields.List(fields.String())
+    format = fields.Nested(FormatSchema)
+    rules = RulesField()
+    time_control = fields.Nested(TimeControlSchema)
+    rated = fields.Boolean()
+    status = fields.String()
+    progress = fields.Dict(keys=fields.String(), values=fields.Integer())
+    created_at = fields.String()
+    updated_at = fields.String()
+    schedule_id = fields.String(allow_none=True)
+
+
+class ScheduleCreate(Schema):
+    cron = fields.String(
+        required=True,
+        validate=validate.Length(min=9, max=100),
+        metadata={"description": "five-field cron syntax, e.g. '0 3 * * *'"},
+    )
+    template = fields.Nested(TournamentTemplate, required=True)
+
+
+class ScheduleSchema(Schema):
+    id = fields.String()
+    cron = fields.String()
+    template = fields.Dict()
+    created_at = fields.String()
+
+
+# -- matches and standings ----------------------------------------------------------------------
+
+
+class MatchArgs(PageArgs):
+    tournament = fields.String(validate=validate.Length(min=1, max=64))
+    bot = fields.String(validate=validate.Length(min=1, max=64))
+
+
+class MatchResultSchema(Schema):
+    places = fields.List(fields.Integer())
+    totals = fields.List(fields.Integer())
+    faults = fields.List(fields.Integer())
+    forfeited = fields.List(fields.Integer())
+    hands = fields.Integer()
+    termination = fields.String()
+
+
+class MatchSchema(Schema):
+    id = fields.String()
+    tournament_id = fields.String(allow_none=True)
+    table_id = fields.String(allow_none=True)
+    seats = fields.List(fields.String())
+    status = fields.String()
+    created_at = fields.String()
+    finished_at = fields.String(allow_none=True)
+    result = fields.Nested(MatchResultSchema, allow_none=True)
+
+
+class VerificationSchema(Schema):
+    ok = fields.Boolean(required=True)
+    integrity = fields.String(
+        required=True, metadata={"description": "'ok', or why the seal does not match"}
+    )
+    hands = fields.Integer()
+    decisions = fields.Integer()
+    requests_checked = fields.Integer()
+    discrepancy = fields.String(allow_none=True)
+
+
+class StandingSchema(Schema):
+    rank = fields.Integer()
+    bot_id = fields.String()
+    matches = fields.Integer()
+    wins = fields.Integer()
+    average_placement = fields.Float()
+    points_per_hand = fields.Float()
+    faults = fields.Integer()
+    forfeits = fields.Integer()
+
+
+class StandingsSchema(Schema):
+    tournament_id = fields.String()
+    standings = fields.List(fields.Nested(StandingSchema))
+
+
+class RatingSchema(Schema):
+    rank = fields.Integer()
+    bot_id = fields.String()
+    mu = fields.Float()
+    sigma = fields.Float()
+    rating = fields.Float(metadata={"description": "the conservative rating, mu - 3 sigma"})
+    matches = fields.Integer()
+    points_per_hand = fields.Float()
+    fault_rate = fields.Float()
+
+
+class RatingPointSchema(Schema):
+    match_id = fields.String()
+    mu = fields.Float()
+    sigma = fields.Float()
+    rating = fields.Float()
+    at = fields.String()
+
+
+class RatingHistorySchema(Schema):
+    bot_id = fields.String()
+    history = fields.List(fields.Nested(RatingPointSchema))
+
+
+# -- health -------------------------------------------------------------------------------------
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+
+
+class ReadySchema(Schema):
+    status = fields.String(required=True, metadata={"description": "ready or unavailable"})
+    redis = fields.Boolean(required=True)
+    workers = fields.Integer(required=True)
+    queue_depth = fields.Integer(required=True)

@@ -1,0 +1,61 @@
+"""Helpers of the service tests: registering bots, operator headers, played and sealed logs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from bot_sdk.examples.lowest_card import LowestCard
+from referee import Game, Rules
+from replays.integrity import key_id_of, private_key_from_pem, seal
+from replays.log import SeatInfo, TimeControl
+from service import Config
+from workers.match import InProcessSeat, play_match
+
+OPERATOR = "operator-token-for-tests"
+
+
+def operator() -> dict[str, str]:
+    return {"Authorization": f"Bearer {OPERATOR}"}
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def register(client: FlaskClient, url: str, name: str = "alpha", **extra: Any) -> dict[str, Any]:
+    """Register a bot; its id, token and secret."""
+    body = {"name": name, "endpoint": url, "contact": "me@example.com", **extra}
+    response = client.post("/api/bots", json=body)
+    assert response.status_code == 201, response.json
+    data: dict[str, Any] = response.json
+    return data
+
+
+def sealed_log(
+    config: Config,
+    match_id: str,
+    bots: list[str],
+    *,
+    tournament_id: str | None = None,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """A real one-hand match among ``bots`` (in seat order), sealed with the test arena's key."""
+    game = Game(Rules(fixed_hands=1), seed=seed)
+    players = [
+        InProcessSeat(LowestCard(), SeatInfo(seat, bot_id, bot_id))
+        for seat, bot_id in enumerate(bots)
+    ]
+    log = play_match(
+        game,
+        players,
+        match_id=match_id,
+        seed=str(seed),
+        time_control=TimeControl(1000, 30000, 5),
+        tournament_id=tournament_id,
+        table_id="table-1" if tournament_id else None,
+    )
+    assert config.replay_key_path is not None
+    key = private_key_from_pem(config.replay_key_path.read_bytes())
+    return seal(log.to_json(), key, key_id=key_id_of(key.public_key()))

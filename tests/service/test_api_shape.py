@@ -1,0 +1,98 @@
+"""The API as a whole: the OpenAPI document, offline docs, the one error shape, health."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service import Config, create_app
+from workers.config import ConfigError
+
+
+def test_openapi_documents_every_path(app: Flask, client: FlaskClient) -> None:
+    response = client.get("/api/openapi.json")
+    document = json.loads(response.data)
+    assert document["openapi"].startswith("3.")
+    documented = set(document["paths"])
+    routes = {
+        re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint.split(".")[0] not in {"static", "api-docs", "docs_assets"}
+    }
+    assert routes == documented
+    for item in document["paths"].values():
+        for method in {"get", "post", "patch", "delete"} & set(item):
+            assert item[method].get("summary"), item[method]
+    assert set(document["components"]["securitySchemes"]) == {"operator", "owner"}
+
+
+def test_docs_page_loads_with_no_external_url(client: FlaskClient) -> None:
+    page = client.get("/api/docs")
+    assert page.status_code == 200
+    html = page.data.decode()
+    assert not re.search(r"(src|href)=\"(https?:)?//", html)
+    assets = re.findall(r"(?:src|href)=\"([^\"]+)\"", html)
+    assert len(assets) == 3
+    for asset in assets:
+        assert client.get(asset).status_code == 200
+    assert client.get("/api/docs/assets/index.html").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status", "error"),
+    [
+        ("get", "/api/nowhere", 404, "not_found"),
+        ("delete", "/api/bots", 405, "method_not_allowed"),
+        ("put", "/api/ladder", 405, "method_not_allowed"),
+    ],
+)
+def test_one_error_shape(
+    client: FlaskClient, method: str, path: str, status: int, error: str
+) -> None:
+    response = getattr(client, method)(path)
+    assert response.status_code == status and response.is_json
+    assert response.json["status"] == status and response.json["error"] == error
+    assert path in response.json["message"]
+
+
+def test_unexpected_errors_are_json_500(app: Flask) -> None:
+    @app.route("/boom")
+    def boom() -> str:
+        raise RuntimeError("secret detail")
+
+    response = app.test_client().get("/boom")
+    assert response.status_code == 500 and response.json["error"] == "internal"
+    assert "secret detail" not in response.get_data(as_text=True)
+
+
+def test_health_and_readiness(client: FlaskClient, config: Config) -> None:
+    assert client.get("/health").json == {"status": "ok"}
+    ready = client.get("/ready")
+    assert ready.status_code == 200
+    assert ready.json == {"status": "ready", "redis": True, "workers": 0, "queue_depth": 0}
+    down = create_app(dataclasses.replace(config, redis_url="redis://127.0.0.1:1/0"))
+    response = down.test_client().get("/ready")
+    assert response.status_code == 503 and response.json["redis"] is False
+
+
+def test_configuration_from_the_environment() -> None:
+    config = Config.from_environment(
+        {
+            "REDIS_URL": "redis://r:1/2",
+            "GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "yes",
+            "GONGZHU_REPLAY_KEY": "/k.pem",
+            "GONGZHU_SECRET_GRACE_S": "60",
+        }
+    )
+    assert config.redis_url == "redis://r:1/2" and config.allow_private_endpoints
+    assert str(config.replay_key_path) == "/k.pem" and config.secret_grace_s == 60
+    assert Config.from_environment({}) == Config()
+    with pytest.raises(ConfigError, match="GONGZHU_ALLOW_PRIVATE_ENDPOINTS"):
+        Config.from_environment({"GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "maybe"})
+    with pytest.raises(ConfigError, match="GONGZHU_SECRET_KEY"):
+        create_app(Config())

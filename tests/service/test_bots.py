@@ -1,0 +1,262 @@
+"""Bots: registration with the handshake, validation, owners' rights, secrets, rate limit."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from service_support import bearer, register
+
+from bot_sdk.protocol import PROTOCOL
+from bot_sdk.signing import verify
+from service import Config
+from tests.bot_sdk.bot_sdk_support import running
+from workers.store import Store
+
+StartResponse = Callable[..., Any]
+HELLO = json.dumps({"protocol": PROTOCOL, "name": "x", "version": "1.0"}).encode()
+OK = {"contact": "me@x.org"}
+
+
+def answering(status: str, body: bytes, seen: list[dict[str, Any]] | None = None) -> Any:
+    """A WSGI app that answers every request with ``status`` and ``body``."""
+
+    def app(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        if seen is not None:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            headers = {
+                k[5:].replace("_", "-"): v for k, v in environ.items() if k.startswith("HTTP_")
+            }
+            seen.append({"headers": headers, "body": environ["wsgi.input"].read(length)})
+        start_response(status, [("Content-Type", "application/json")])
+        return [body]
+
+    return app
+
+
+@contextmanager
+def server(status: str, body: bytes) -> Iterator[str]:
+    with running(answering(status, body)) as url:
+        yield url
+
+
+def post_bot(client: FlaskClient, endpoint: str, name: str = "a") -> Any:
+    return client.post("/api/bots", json={"name": name, "endpoint": endpoint, **OK})
+
+
+def test_registration_answers_credentials_once_and_signs_the_hello(
+    client: FlaskClient, store: Store
+) -> None:
+    seen: list[dict[str, Any]] = []
+    with running(answering("200 OK", HELLO, seen)) as url:
+        data = register(client, url, description="plays low")
+    bot = data["bot"]
+    assert bot["name"] == "alpha" and bot["status"] == "active" and bot["version"] == "1.0"
+    assert bot["endpoint"] == url and bot["description"] == "plays low"
+    assert data["token"].startswith("gzt_") and data["signing_secret"]
+    (request,) = seen  # the hello, signed with the secret the answer carries
+    headers = {k.title(): v for k, v in request["headers"].items()}
+    verify(data["signing_secret"], headers, request["body"], now=time.time())
+    assert json.loads(request["body"])["type"] == "hello"
+    # stored: the secret encrypted (the workers decrypt it), the token only as a hash
+    stored = b"".join(store.redis.hgetall(f"gz:bot:{bot['id']}").values())
+    assert data["signing_secret"].encode() not in stored and data["token"].encode() not in stored
+    assert store.signing_secrets(bot["id"]) == [data["signing_secret"]]
+    listed = client.get("/api/bots").json  # public: no private fields
+    assert listed["total"] == 1
+    assert "endpoint" not in listed["items"][0] and "contact" not in listed["items"][0]
+
+
+LONG_URL = "http://h/" + "x" * 2048
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"endpoint": "http://h/", **OK}, "name"),
+        ({"name": "", "endpoint": "http://h/", **OK}, "name"),
+        ({"name": "a" * 49, "endpoint": "http://h/", **OK}, "name"),
+        ({"name": "bad/name", "endpoint": "http://h/", **OK}, "name"),
+        ({"name": 7, "endpoint": "http://h/", **OK}, "name"),
+        ({"name": "a", **OK}, "endpoint"),
+        ({"name": "a", "endpoint": 5, **OK}, "endpoint"),
+        ({"name": "a", "endpoint": LONG_URL, **OK}, "endpoint"),
+        ({"name": "a", "endpoint": "http://h/"}, "contact"),
+        ({"name": "a", "endpoint": "http://h/", "contact": "x" * 201}, "contact"),
+        ({"name": "a", "endpoint": "http://h/", **OK, "description": 1}, "description"),
+        ({"name": "a", "endpoint": "http://h/", **OK, "description": "d" * 1001}, "description"),
+        ({"name": "a", "endpoint": "http://h/", **OK, "owner": "x"}, "owner"),
+    ],
+)
+def test_registration_validates_every_field(
+    client: FlaskClient, body: dict[str, Any], field: str
+) -> None:
+    response = client.post("/api/bots", json=body)
+    assert response.status_code == 422
+    error = response.json
+    assert error["status"] == 422 and error["error"] == "invalid"
+    assert field in error["errors"] and field in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "says"),
+    [
+        ("ftp://bot.example/", "http:// or https://"),
+        ("http://user:pw@bot.example/", "credentials"),
+        ("http://bot.example/#frag", "fragment"),
+        ("http:///nohost", "no host"),
+        ("http://bot.example:99999/", "not a valid URL"),
+        ("not a url", "http:// or https://"),
+    ],
+)
+def test_malformed_endpoints_are_refused(client: FlaskClient, endpoint: str, says: str) -> None:
+    response = post_bot(client, endpoint)
+    assert response.status_code == 422
+    assert says in response.json["errors"]["endpoint"][0]
+
+
+def test_body_that_is_not_json_or_too_large(client: FlaskClient) -> None:
+    response = client.post("/api/bots", data=b"{nope", content_type="application/json")
+    assert response.status_code == 400 and response.json["error"] == "bad_request"
+    response = client.post("/api/bots", data=b"x" * 70_000, content_type="application/json")
+    assert response.status_code == 413 and response.json["error"] == "too_large"
+
+
+def test_handshake_refused_connection(client: FlaskClient) -> None:
+    with server("200 OK", HELLO) as url:
+        pass  # the port is closed now
+    response = post_bot(client, url)
+    assert response.status_code == 422 and response.json["error"] == "handshake_failed"
+    assert "connection refused" in response.json["errors"]["endpoint"][0]
+
+
+def test_handshake_timeout(client: FlaskClient) -> None:
+    release = threading.Event()
+
+    def slow(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        release.wait(5)
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [HELLO]
+
+    with running(slow) as url:
+        response = post_bot(client, url)
+        release.set()
+    assert response.status_code == 422
+    assert "did not answer the hello within 1 s" in response.json["message"]
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "says"),
+    [
+        ("500 Internal Server Error", b'{"error": "boom"}', "HTTP 500"),
+        ("200 OK", b"<html>hi</html>", "not UTF-8 JSON"),
+        ("200 OK", b'["a list"]', "must be a JSON object"),
+        ("200 OK", b'{"protocol": "gongzhu-bot/0", "name": "x", "version": "1"}', "gongzhu-bot/0"),
+        ("200 OK", b'{"protocol": "gongzhu-bot/1", "version": "1"}', '"name"'),
+        ("200 OK", b" " * 70_000, "larger than 64 KiB"),
+        ("302 Found", b"", "does not follow redirects"),
+    ],
+)
+def test_handshake_failures_say_why(
+    client: FlaskClient, status: str, body: bytes, says: str
+) -> None:
+    with server(status, body) as url:
+        response = post_bot(client, url)
+    assert response.status_code == 422 and response.json["error"] == "handshake_failed"
+    assert says in response.json["errors"]["endpoint"][0]
+    assert client.get("/api/bots").json["total"] == 0
+
+
+def test_names_are_unique_ignoring_case(client: FlaskClient, bot_url: str) -> None:
+    register(client, bot_url, name="Alpha")
+    response = post_bot(client, bot_url, name="alpha")
+    assert response.status_code == 409 and response.json["errors"]["name"]
+
+
+def test_only_the_owner_reads_and_changes_a_bot(client: FlaskClient, bot_url: str) -> None:
+    mine = register(client, bot_url, name="mine")
+    theirs = register(client, bot_url, name="theirs")
+    path = f"/api/bots/{mine['bot']['id']}"
+    for method in (client.get, client.patch):
+        missing = method(path, json={"description": "x"})
+        assert missing.status_code == 401 and missing.json["error"] == "unauthorized"
+        assert missing.headers["WWW-Authenticate"].startswith("Bearer")
+        wrong = method(path, json={"description": "x"}, headers=bearer("gzt_nope"))
+        assert wrong.status_code == 401
+        other = method(path, json={"description": "x"}, headers=bearer(theirs["token"]))
+        assert other.status_code == 403 and other.json["error"] == "forbidden"
+    for action in ("pause", "resume", "retire", "rotate-secret"):
+        assert client.post(f"{path}/{action}").status_code == 401
+        assert client.post(f"{path}/{action}", headers=bearer(theirs["token"])).status_code == 403
+    got = client.get(path, headers=bearer(mine["token"]))
+    assert got.status_code == 200 and got.json["contact"] == "me@example.com"
+
+
+def test_patch_changes_fields_and_rechecks_the_endpoint(client: FlaskClient, bot_url: str) -> None:
+    data = register(client, bot_url)
+    path, auth = f"/api/bots/{data['bot']['id']}", bearer(data["token"])
+    changed = client.patch(path, json={"description": "new", "contact": "you@x.org"}, headers=auth)
+    assert changed.status_code == 200
+    assert changed.json["description"] == "new" and changed.json["contact"] == "you@x.org"
+    with server("500 Internal Server Error", b"down") as broken:
+        refused = client.patch(path, json={"endpoint": broken}, headers=auth)
+    assert refused.status_code == 422 and "HTTP 500" in refused.json["message"]
+    assert client.get(path, headers=auth).json["endpoint"] == bot_url
+    with server("200 OK", HELLO) as moved:
+        assert client.patch(path, json={"endpoint": moved}, headers=auth).json["endpoint"] == moved
+    assert client.patch(path, json={}, headers=auth).status_code == 422
+    assert client.patch(path, json={"name": "x"}, headers=auth).json["errors"]["name"]
+
+
+def test_status_changes_and_retirement_is_final(client: FlaskClient, bot_url: str) -> None:
+    data = register(client, bot_url)
+    path, auth = f"/api/bots/{data['bot']['id']}", bearer(data["token"])
+    assert client.post(f"{path}/resume", headers=auth).status_code == 409
+    assert client.post(f"{path}/pause", headers=auth).json["status"] == "paused"
+    assert client.post(f"{path}/pause", headers=auth).status_code == 409
+    assert client.post(f"{path}/resume", headers=auth).json["status"] == "active"
+    assert client.post(f"{path}/retire", headers=auth).json["status"] == "retired"
+    for action in ("resume", "pause", "retire", "rotate-secret"):
+        response = client.post(f"{path}/{action}", headers=auth)
+        assert response.status_code == 409 and "retired" in response.json["message"]
+    assert client.patch(path, json={"description": "x"}, headers=auth).status_code == 409
+
+
+def test_rotating_keeps_the_old_secret_for_the_grace_period(
+    client: FlaskClient, bot_url: str, store: Store, config: Config
+) -> None:
+    data = register(client, bot_url)
+    bot_id = data["bot"]["id"]
+    rotated = client.post(f"/api/bots/{bot_id}/rotate-secret", headers=bearer(data["token"]))
+    assert rotated.status_code == 200
+    new = rotated.json["signing_secret"]
+    assert rotated.json["previous_valid_for_s"] == config.secret_grace_s
+    assert store.signing_secrets(bot_id) == [new, data["signing_secret"]]
+    later = Store(store.redis, config.secret_key, clock=lambda: time.time() + 4000)
+    assert later.signing_secrets(bot_id) == [new]
+
+
+def test_registration_is_rate_limited_per_client(client: FlaskClient, bot_url: str) -> None:
+    for n in range(5):
+        register(client, bot_url, name=f"bot{n}")
+    response = post_bot(client, bot_url, name="bot9")
+    assert response.status_code == 429 and response.json["error"] == "rate_limited"
+    assert "5 per 1 minute" in response.json["message"]
+    assert client.get("/api/bots").status_code == 200  # reading is not limited
+
+
+def test_bot_list_pagination(client: FlaskClient, bot_url: str) -> None:
+    for n in range(3):
+        register(client, bot_url, name=f"bot{n}")
+    first = client.get("/api/bots?per_page=2").json
+    second = client.get("/api/bots?per_page=2&page=2").json
+    assert (first["total"], len(first["items"]), len(second["items"])) == (3, 2, 1)
+    assert [b["name"] for b in first["items"] + second["items"]] == ["bot2", "bot1", "bot0"]
+    bad = client.get("/api/bots?per_page=500&page=0")
+    assert bad.status_code == 422 and set(bad.json["errors"]) == {"page", "per_page"}

@@ -1,0 +1,119 @@
+"""Recorded matches: exactly-once results, standings, the ladder, replays and verification."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from service_support import sealed_log
+
+from referee import Rules
+from replays.integrity import pack, public_key_from_pem
+from replays.log import TimeControl
+from service import Config
+from workers.records import Format, TournamentSpec, TournamentStatus
+from workers.store import Store
+
+BOTS = ["bot_a", "bot_b", "bot_c", "house:easy"]
+
+
+@pytest.fixture
+def recorded(store: Store, config: Config) -> dict[str, Any]:
+    """Two matches of one tournament among the same four participants."""
+    spec = TournamentSpec("cup", tuple(BOTS), Format(), Rules(), TimeControl(1000, 30000, 5))
+    tid = store.create_tournament(spec)
+    store.set_tournament_total(tid, 2)
+    store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
+    logs = [sealed_log(config, f"m{n}", BOTS, tournament_id=tid, seed=n) for n in (1, 2)]
+    for log in logs:
+        assert store.record_result(log["match_id"], log)
+    return {"tournament": tid, "logs": logs}
+
+
+def test_record_result_counts_once(
+    store: Store, config: Config, recorded: dict[str, Any], client: FlaskClient
+) -> None:
+    tid, first = recorded["tournament"], recorded["logs"][0]
+    before = client.get(f"/api/tournaments/{tid}/standings").json
+    ladder_before = client.get("/api/ladder").json
+    assert store.record_result("m1", first) is False  # a replayed job
+    assert client.get(f"/api/tournaments/{tid}/standings").json == before
+    assert client.get("/api/ladder").json == ladder_before
+    assert len(store.rating_history("bot_a")) == 2
+    tournament = client.get(f"/api/tournaments/{tid}").json
+    assert tournament["progress"] == {"done": 2, "total": 2} and tournament["status"] == "done"
+
+
+def test_standings_and_ladder(client: FlaskClient, recorded: dict[str, Any]) -> None:
+    tid, logs = recorded["tournament"], recorded["logs"]
+    rows = client.get(f"/api/tournaments/{tid}/standings").json["standings"]
+    assert sorted(r["bot_id"] for r in rows) == sorted(BOTS)
+    assert all(r["matches"] == 2 for r in rows)
+    assert sum(r["wins"] for r in rows) >= 2 and rows[0]["rank"] == 1
+    for row in rows:
+        seat = BOTS.index(row["bot_id"])
+        places = [log["places"][seat] for log in logs]
+        assert row["average_placement"] == pytest.approx(sum(places) / 2, abs=1e-3)
+    ladder = client.get("/api/ladder").json
+    assert ladder["total"] == 4
+    ratings = [r["rating"] for r in ladder["items"]]
+    assert ratings == sorted(ratings, reverse=True)
+    for row in ladder["items"]:
+        assert row["rating"] == pytest.approx(row["mu"] - 3 * row["sigma"])
+        assert row["matches"] == 2 and 0 <= row["fault_rate"] <= 1
+    history = client.get("/api/bots/bot_a/rating-history").json["history"]
+    assert [p["match_id"] for p in history] == ["m1", "m2"]
+    assert client.get("/api/bots/nobody/rating-history").status_code == 404
+    page = client.get("/api/ladder?per_page=3&page=2").json
+    assert [r["rank"] for r in page["items"]] == [4]
+
+
+def test_matches_listing_filters_and_pages(client: FlaskClient, recorded: dict[str, Any]) -> None:
+    tid = recorded["tournament"]
+    every = client.get("/api/matches").json
+    assert every["total"] == 2 and [m["id"] for m in every["items"]] == ["m2", "m1"]
+    assert client.get(f"/api/matches?tournament={tid}&bot=bot_b").json["total"] == 2
+    assert client.get("/api/matches?bot=bot_zzz").json["total"] == 0
+    assert client.get("/api/matches?tournament=t_none").json["total"] == 0
+    paged = client.get("/api/matches?per_page=1&page=2").json
+    assert [m["id"] for m in paged["items"]] == ["m1"]
+    one = client.get("/api/matches/m1").json
+    assert one["status"] == "done" and one["seats"] == BOTS and one["tournament_id"] == tid
+    assert one["result"]["hands"] == 1 and sorted(one["result"]["places"])[0] == 1
+    missing = client.get("/api/matches/nope")
+    assert missing.status_code == 404 and missing.json["error"] == "not_found"
+
+
+def test_replay_public_key_and_verification(
+    client: FlaskClient, recorded: dict[str, Any], store: Store
+) -> None:
+    log = recorded["logs"][0]
+    assert client.get("/api/matches/m1/replay").json == log
+    pem = client.get("/api/replays/public-key")
+    assert pem.status_code == 200 and public_key_from_pem(pem.data)
+    report = client.post("/api/matches/m1/verify").json
+    assert report["ok"] is True and report["integrity"] == "ok" and report["hands"] == 1
+    assert client.get("/api/matches/nope/replay").status_code == 404
+    assert client.post("/api/matches/nope/verify").status_code == 404
+    # a changed stored log is caught
+    tampered = {**log, "seed": "99"}
+    store.redis.set("gz:replay:m1", pack(tampered))
+    report = client.post("/api/matches/m1/verify").json
+    assert report["ok"] is False and "changed after it was sealed" in report["integrity"]
+
+
+def test_a_match_announced_before_it_finishes(store: Store, config: Config) -> None:
+    store.create_match("m9", seats=BOTS)
+    store.mark_match_running("m9")
+    match = store.get_match("m9")
+    assert match is not None and match.status == "running" and match.result is None
+    assert store.replay_blob("m9") is None
+    log = sealed_log(config, "m9", BOTS)
+    assert store.record_result("m9", log) and not store.record_result("m9", log)
+    store.mark_match_running("m9")
+    done = store.get_match("m9")
+    assert done is not None and done.status == "done" and done.result is not None
+    assert store.list_matches(page=1, per_page=10).total == 1
+    with pytest.raises(ValueError, match="m9"):
+        store.record_result("m10", log)

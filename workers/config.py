@@ -1,0 +1,81 @@
+"""The arena's configuration: one object, read from the environment in exactly one place.
+
+The service and the workers both receive a :class:`Config` (the app factory takes one); nothing
+else reads ``os.environ``. docs/OPERATIONS.md lists every variable with its default.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+DEFAULT_QUEUE = "arena"
+DEFAULT_REGISTER_LIMIT = "10 per hour"
+DEFAULT_SECRET_GRACE_S = 3600
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used, named with the variable that holds it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    redis_url: str = DEFAULT_REDIS_URL
+    """Where the arena's data lives (``REDIS_URL``). Must run with append-only persistence."""
+    secret_key: str = ""
+    """A Fernet key (``GONGZHU_SECRET_KEY``) that encrypts the bots' signing secrets at rest."""
+    operator_token: str = ""
+    """The bearer token of the operator endpoints (``GONGZHU_OPERATOR_TOKEN``); empty: off."""
+    allow_private_endpoints: bool = False
+    """Accept bot endpoints on private, loopback or link-local addresses (development only)."""
+    register_limit: str = DEFAULT_REGISTER_LIMIT
+    """Registrations allowed per client address (flask-limiter syntax)."""
+    replay_key_path: Path | None = None
+    """The arena's Ed25519 private key (PEM) that seals match logs."""
+    queue_name: str = DEFAULT_QUEUE
+    """The RQ queue tournament jobs go to."""
+    secret_grace_s: int = DEFAULT_SECRET_GRACE_S
+    """How long a rotated-out signing secret still signs requests (in-flight matches)."""
+    handshake_timeout_s: float = 5.0
+    """The whole time a registration's ``hello`` may take."""
+    trust_proxy_headers: int = 0
+    """How many reverse proxies in front of the service set ``X-Forwarded-For``."""
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:
+        """The configuration in ``environ`` (default: this process's environment)."""
+        env = os.environ if environ is None else environ
+        key_path = env.get("GONGZHU_REPLAY_KEY", "")
+        return cls(
+            redis_url=env.get("REDIS_URL", DEFAULT_REDIS_URL),
+            secret_key=env.get("GONGZHU_SECRET_KEY", ""),
+            operator_token=env.get("GONGZHU_OPERATOR_TOKEN", ""),
+            allow_private_endpoints=_flag(env, "GONGZHU_ALLOW_PRIVATE_ENDPOINTS"),
+            register_limit=env.get("GONGZHU_REGISTER_LIMIT", DEFAULT_REGISTER_LIMIT),
+            replay_key_path=Path(key_path) if key_path else None,
+            queue_name=env.get("GONGZHU_QUEUE", DEFAULT_QUEUE),
+            secret_grace_s=_number(env, "GONGZHU_SECRET_GRACE_S", DEFAULT_SECRET_GRACE_S),
+            handshake_timeout_s=float(_number(env, "GONGZHU_HANDSHAKE_TIMEOUT_S", 5)),
+            trust_proxy_headers=_number(env, "GONGZHU_TRUSTED_PROXIES", 0),
+        )
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    value = env.get(name, "").strip().lower()
+    if value in {"", "0", "false", "no", "off"}:
+        return False
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    raise ConfigError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {value!r}")
+
+
+def _number(env: Mapping[str, str], name: str, default: int) -> int:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit():
+        raise ConfigError(f"{name} must be a whole number ≥ 0, not {value!r}")
+    return int(value)

@@ -1,0 +1,201 @@
+"""What the arena stores, as plain dataclasses: bots, tournaments, matches, standings, ratings.
+
+:mod:`workers.store` turns them into Redis keys and back; the service turns them into JSON at
+its edge. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from referee import Rules
+from replays.log import TimeControl
+
+HOUSE_BOTS = ("house:easy", "house:normal", "house:hard")
+"""Participants played in-process by the workers; every other participant is a registered bot."""
+
+T = TypeVar("T")
+
+
+class BotStatus(enum.StrEnum):
+    ACTIVE = "active"
+    PAUSED = "paused"
+    """Kept out of new tournaments until resumed."""
+    RETIRED = "retired"
+    """For good: never scheduled again, cannot be resumed or changed."""
+
+
+class TournamentStatus(enum.StrEnum):
+    CREATED = "created"
+    """Stored, not started."""
+    QUEUED = "queued"
+    """Started: its job waits for a worker."""
+    RUNNING = "running"
+    DONE = "done"
+    CANCELLED = "cancelled"
+
+
+class MatchStatus(enum.StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+
+
+@dataclass(frozen=True)
+class Bot:
+    id: str
+    name: str
+    endpoint: str
+    description: str
+    contact: str
+    status: BotStatus
+    version: str
+    """What the bot said in its last handshake."""
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class Format:
+    """Round-robin tables of four. ``duplicate``: each table's deals are played once per seat
+    rotation. ``hands``: a fixed number of hands per match (None: to the rules' end)."""
+
+    duplicate: bool = True
+    matches_per_table: int = 1
+    hands: int | None = None
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What an operator asks for; a scheduled tournament stores one as its template."""
+
+    name: str
+    participants: tuple[str, ...]
+    format: Format
+    rules: Rules
+    time_control: TimeControl
+    rated: bool = True
+
+
+@dataclass(frozen=True)
+class Tournament:
+    id: str
+    spec: TournamentSpec
+    status: TournamentStatus
+    done: int
+    """Matches recorded."""
+    total: int
+    """Matches planned (0 until the workers expand the tournament)."""
+    created_at: str
+    updated_at: str
+    schedule_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A recurring ladder round among all active bots, run by ``rq cron``."""
+
+    id: str
+    cron: str
+    template: TournamentSpec
+    """Its participants are ignored: each round takes the bots active at that time."""
+    created_at: str
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    places: tuple[int, ...]
+    totals: tuple[int, ...]
+    faults: tuple[int, ...]
+    forfeited: tuple[int, ...]
+    hands: int
+    termination: str
+
+
+@dataclass(frozen=True)
+class Match:
+    id: str
+    tournament_id: str | None
+    table_id: str | None
+    seats: tuple[str, ...]
+    """The participant id in each seat."""
+    status: MatchStatus
+    created_at: str
+    finished_at: str | None = None
+    result: MatchResult | None = None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One participant's record in one tournament; ``rank`` is set when standings are read."""
+
+    bot_id: str
+    matches: int = 0
+    wins: int = 0
+    placement_sum: int = 0
+    points: int = 0
+    hands: int = 0
+    faults: int = 0
+    forfeits: int = 0
+    rank: int = 0
+
+    @property
+    def average_placement(self) -> float:
+        return self.placement_sum / self.matches if self.matches else 0.0
+
+    @property
+    def points_per_hand(self) -> float:
+        return self.points / self.hands if self.hands else 0.0
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A participant on the ladder: openskill's Plackett-Luce mean and uncertainty."""
+
+    bot_id: str
+    mu: float
+    sigma: float
+    matches: int = 0
+    points: int = 0
+    hands: int = 0
+    faults: int = 0
+    decisions: int = 0
+    """Decisions the bot was asked (not those auto-played after a forfeit)."""
+
+    @property
+    def conservative(self) -> float:
+        """The rating shown and sorted on: 99.7 % sure the bot is at least this good."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def points_per_hand(self) -> float:
+        return self.points / self.hands if self.hands else 0.0
+
+    @property
+    def fault_rate(self) -> float:
+        return self.faults / self.decisions if self.decisions else 0.0
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """The rating after one match."""
+
+    match_id: str
+    mu: float
+    sigma: float
+    at: str
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: Sequence[T]
+    total: int
+    page: int
+    per_page: int

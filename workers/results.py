@@ -1,0 +1,87 @@
+"""The arithmetic of results: a tournament standing and the ladder (openskill's Plackett-Luce
+model over a match's final places).
+
+Pure functions; :meth:`workers.store.Store.record_result` reads and writes what they compute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from openskill.models import PlackettLuce
+
+from replays.log import MatchLog, Status
+from workers.records import Rating, Standing
+
+MODEL = PlackettLuce()
+DEFAULT_MU: float = MODEL.mu
+DEFAULT_SIGMA: float = MODEL.sigma
+
+
+def new_rating(bot_id: str) -> Rating:
+    return Rating(bot_id, DEFAULT_MU, DEFAULT_SIGMA)
+
+
+def is_rated(log: MatchLog) -> bool:
+    """A match moves the ladder if it is marked rated and four distinct participants played it
+    (a participant twice at one table, as a house bot filling seats, cannot be rated)."""
+    return log.rated and len({seat.bot_id for seat in log.seats}) == len(log.seats)
+
+
+def asked(log: MatchLog, seat: int) -> int:
+    """How many decisions ``seat`` was asked (auto-played ones after a forfeit do not count)."""
+    return sum(
+        1
+        for hand in log.hands
+        for record in hand.decisions
+        if record.seat == seat and record.status is not Status.FORFEIT_AUTOPLAY
+    )
+
+
+def rate(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
+    """Each seat's rating after the match, from ``before`` (one per seat, in seat order)."""
+    teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
+    after = MODEL.rate(teams, ranks=[float(p) for p in log.places])
+    return [
+        replace(
+            old,
+            mu=team[0].mu,
+            sigma=team[0].sigma,
+            matches=old.matches + 1,
+            points=old.points + log.outcome.totals[seat],
+            hands=old.hands + log.outcome.hands_played,
+            faults=old.faults + log.faults[seat],
+            decisions=old.decisions + asked(log, seat),
+        )
+        for seat, (old, team) in enumerate(zip(before, after, strict=True))
+    ]
+
+
+def add_to_standing(standing: Standing, log: MatchLog, seat: int) -> Standing:
+    place = log.places[seat]
+    return replace(
+        standing,
+        matches=standing.matches + 1,
+        wins=standing.wins + (place == 1),
+        placement_sum=standing.placement_sum + place,
+        points=standing.points + log.outcome.totals[seat],
+        hands=standing.hands + log.outcome.hands_played,
+        faults=standing.faults + log.faults[seat],
+        forfeits=standing.forfeits + (seat in log.forfeited),
+    )
+
+
+def ranked(standings: Sequence[Standing]) -> list[Standing]:
+    """Standings in order: most wins, then best average placement, then most points per hand;
+    equal records share a rank."""
+
+    def key(s: Standing) -> tuple[int, float, float]:
+        return (-s.wins, s.average_placement, -s.points_per_hand)
+
+    ordered = sorted(standings, key=lambda s: (key(s), s.bot_id))
+    result: list[Standing] = []
+    for index, standing in enumerate(ordered):
+        tied = result and key(result[-1]) == key(standing)
+        result.append(replace(standing, rank=result[-1].rank if tied else index + 1))
+    return result

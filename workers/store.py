@@ -1,0 +1,693 @@
+"""The arena's Redis data layer: every key name and every serialisation is in this module.
+
+Keys (all under ``gz:``)::
+
+    gz:seq                          INCR counter: the order of everything listed
+    gz:bot:{id}                     hash: a bot (token hash, encrypted signing secrets)
+    gz:bots                         zset of bot ids by registration order
+    gz:bot-names                    hash: casefolded name -> bot id (names are unique)
+    gz:token:{sha256}               string: management-token hash -> bot id
+    gz:tournament:{id}              hash: spec (JSON), status, done, total, times
+    gz:tournaments                  zset of tournament ids by creation order
+    gz:tournament:{id}:matches      zset of match ids
+    gz:tournament:{id}:standings    hash: participant id -> standing (JSON)
+    gz:match:{id}                   hash: seats (JSON), status, result (JSON), times
+    gz:matches                      zset of match ids
+    gz:bot:{id}:matches             zset of a participant's match ids
+    gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
+    gz:rating:{id}                  string: a participant's ladder rating (JSON)
+    gz:ladder                       zset of participant ids by conservative rating
+    gz:rating:{id}:history          list of rating points (JSON), oldest first
+    gz:schedules                    hash: schedule id -> schedule (JSON)
+
+Signing secrets are encrypted with Fernet (the arena's ``GONGZHU_SECRET_KEY``); management
+tokens are kept only as SHA-256 hashes. :meth:`Store.record_result` counts a match exactly once,
+however often it is called: the whole update is one optimistic transaction (WATCH/MULTI) that
+first checks whether the match already has a result.
+
+The arena's Redis must persist every acknowledged write: run it with ``appendonly yes`` and
+``appendfsync everysec`` (or ``always``); see docs/OPERATIONS.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+from cryptography.fernet import Fernet
+
+from referee import Rules
+from replays.integrity import pack
+from replays.log import MatchLog, TimeControl
+from workers.records import (
+    Bot,
+    BotStatus,
+    Format,
+    Match,
+    MatchResult,
+    MatchStatus,
+    Page,
+    Rating,
+    RatingPoint,
+    Schedule,
+    Standing,
+    Tournament,
+    TournamentSpec,
+    TournamentStatus,
+)
+from workers.results import add_to_standing, is_rated, new_rating, ranked, rate
+
+Clock = Callable[[], float]
+
+_SEQ = "gz:seq"
+_BOTS = "gz:bots"
+_BOT_NAMES = "gz:bot-names"
+_TOURNAMENTS = "gz:tournaments"
+_MATCHES = "gz:matches"
+_LADDER = "gz:ladder"
+_SCHEDULES = "gz:schedules"
+
+
+def _bot(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}"
+
+
+def _token(token_hash: str) -> str:
+    return f"gz:token:{token_hash}"
+
+
+def _tournament(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}"
+
+
+def _tournament_matches(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:matches"
+
+
+def _standings(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:standings"
+
+
+def _match(match_id: str) -> str:
+    return f"gz:match:{match_id}"
+
+
+def _bot_matches(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:matches"
+
+
+def _replay(match_id: str) -> str:
+    return f"gz:replay:{match_id}"
+
+
+def _rating(bot_id: str) -> str:
+    return f"gz:rating:{bot_id}"
+
+
+def _history(bot_id: str) -> str:
+    return f"gz:rating:{bot_id}:history"
+
+
+class StoreError(Exception):
+    """A request the stored state does not allow; the message says why."""
+
+
+class NameTaken(StoreError):  # noqa: N818 - reads as a state, like the others
+    pass
+
+
+class NotFound(StoreError):  # noqa: N818
+    pass
+
+
+class WrongState(StoreError):  # noqa: N818
+    """A transition from a state that does not allow it (resuming a retired bot, …)."""
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(6)}"
+
+
+def new_secret() -> str:
+    """A bot's request-signing secret."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def timestamp(seconds: float) -> str:
+    """ISO 8601 UTC with seconds, as every stored time is written."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """The arena's data in Redis. ``secret_key`` is the Fernet key that encrypts signing
+    secrets; the service and the workers must share it."""
+
+    def __init__(
+        self, client: redis.Redis, secret_key: str | bytes, *, clock: Clock = time.time
+    ) -> None:
+        self.redis = client
+        self._fernet = Fernet(secret_key)
+        self._clock = clock
+
+    @classmethod
+    def from_url(cls, url: str, secret_key: str | bytes, *, clock: Clock = time.time) -> Store:
+        return cls(redis.Redis.from_url(url), secret_key, clock=clock)
+
+    def ping(self) -> bool:
+        try:
+            return bool(self.redis.ping())
+        except redis.RedisError:
+            return False
+
+    def _now(self) -> str:
+        return timestamp(self._clock())
+
+    def _seq(self) -> int:
+        return int(self.redis.incr(_SEQ))
+
+    # -- bots -----------------------------------------------------------------------------------
+
+    def create_bot(
+        self,
+        *,
+        name: str,
+        endpoint: str,
+        description: str,
+        contact: str,
+        version: str,
+        secret: str,
+    ) -> tuple[Bot, str]:
+        """Store a new bot that signs with ``secret``; returns it and its management token
+        (the only time the token exists in clear)."""
+        bot_id = new_id("bot")
+        if not self.redis.hsetnx(_BOT_NAMES, name.casefold(), bot_id):
+            raise NameTaken(f"the name {name!r} is taken: choose another")
+        token = f"gzt_{secrets.token_urlsafe(32)}"
+        now = self._now()
+        bot = Bot(bot_id, name, endpoint, description, contact, BotStatus.ACTIVE, version, now, now)
+        pipe = self.redis.pipeline()
+        pipe.hset(
+            _bot(bot_id),
+            mapping={
+                **_bot_fields(bot),
+                "token_sha256": hash_token(token),
+                "secret": self._encrypt(secret),
+            },
+        )
+        pipe.set(_token(hash_token(token)), bot_id)
+        pipe.zadd(_BOTS, {bot_id: self._seq()})
+        pipe.execute()
+        return bot, token
+
+    def get_bot(self, bot_id: str) -> Bot | None:
+        raw = _strings(self.redis.hgetall(_bot(bot_id)))
+        return _bot_from(raw) if raw else None
+
+    def get_bots(self, bot_ids: Iterable[str]) -> dict[str, Bot]:
+        """The stored bots among ``bot_ids``, by id."""
+        found = {}
+        for bot_id in bot_ids:
+            bot = self.get_bot(bot_id)
+            if bot is not None:
+                found[bot_id] = bot
+        return found
+
+    def list_bots(self, *, page: int, per_page: int) -> Page[Bot]:
+        ids, total = self._page(_BOTS, page, per_page)
+        return Page([b for b in map(self.get_bot, ids) if b], total, page, per_page)
+
+    def bot_for_token(self, token: str) -> str | None:
+        """The id of the bot ``token`` manages, or None."""
+        token_hash = hash_token(token)
+        bot_id = self.redis.get(_token(token_hash))
+        if bot_id is None:
+            return None
+        stored = self.redis.hget(_bot(bot_id.decode()), "token_sha256")
+        if stored is None or not hmac.compare_digest(stored.decode(), token_hash):
+            return None
+        return bot_id.decode()
+
+    def update_bot(self, bot_id: str, **changes: str) -> Bot:
+        """Change ``endpoint``, ``description``, ``contact`` or ``version`` of a bot that is
+        not retired."""
+        bot = self._changeable(bot_id)
+        updated = replace(bot, **changes, updated_at=self._now())
+        self.redis.hset(_bot(bot_id), mapping=_bot_fields(updated))
+        return updated
+
+    def set_bot_status(self, bot_id: str, status: BotStatus) -> Bot:
+        bot = self._changeable(bot_id)
+        updated = replace(bot, status=status, updated_at=self._now())
+        self.redis.hset(_bot(bot_id), mapping=_bot_fields(updated))
+        return updated
+
+    def _changeable(self, bot_id: str) -> Bot:
+        bot = self.get_bot(bot_id)
+        if bot is None:
+            raise NotFound(f"no bot {bot_id!r}")
+        if bot.status is BotStatus.RETIRED:
+            raise WrongState(f"bot {bot_id} is retired: a retired bot cannot be changed")
+        return bot
+
+    def rotate_secret(self, bot_id: str, secret: str, *, grace_s: float) -> None:
+        """Sign with ``secret`` from now on; the current secret stays valid for ``grace_s``
+        seconds so that matches in flight still verify."""
+        self._changeable(bot_id)
+        current = self.redis.hget(_bot(bot_id), "secret")
+        assert current is not None
+        self.redis.hset(
+            _bot(bot_id),
+            mapping={
+                "secret": self._encrypt(secret),
+                "previous_secret": current,
+                "previous_until": str(self._clock() + grace_s),
+                "updated_at": self._now(),
+            },
+        )
+
+    def signing_secrets(self, bot_id: str) -> list[str]:
+        """The secrets to sign a request to ``bot_id`` with: the current one, and the previous
+        one while its grace period lasts (``bot_sdk.signing.sign`` takes the list)."""
+        raw = self.redis.hmget(_bot(bot_id), ["secret", "previous_secret", "previous_until"])
+        current, previous, until = raw
+        if current is None:
+            raise NotFound(f"no bot {bot_id!r}")
+        result = [self._fernet.decrypt(current).decode()]
+        if previous is not None and until is not None and float(until) > self._clock():
+            result.append(self._fernet.decrypt(previous).decode())
+        return result
+
+    def _encrypt(self, secret: str) -> bytes:
+        return self._fernet.encrypt(secret.encode("utf-8"))
+
+    # -- tournaments ----------------------------------------------------------------------------
+
+    def create_tournament(self, spec: TournamentSpec, *, schedule_id: str | None = None) -> str:
+        tournament_id = new_id("t")
+        now = self._now()
+        fields = {
+            "spec": json.dumps(_spec_json(spec)),
+            "status": TournamentStatus.CREATED.value,
+            "done": 0,
+            "total": 0,
+            "created_at": now,
+            "updated_at": now,
+            "schedule_id": schedule_id or "",
+        }
+        pipe = self.redis.pipeline()
+        pipe.hset(_tournament(tournament_id), mapping=fields)
+        pipe.zadd(_TOURNAMENTS, {tournament_id: self._seq()})
+        pipe.execute()
+        return tournament_id
+
+    def get_tournament(self, tournament_id: str) -> Tournament | None:
+        raw = _strings(self.redis.hgetall(_tournament(tournament_id)))
+        return _tournament_from(tournament_id, raw) if raw else None
+
+    def list_tournaments(self, *, page: int, per_page: int) -> Page[Tournament]:
+        ids, total = self._page(_TOURNAMENTS, page, per_page)
+        found = [t for t in map(self.get_tournament, ids) if t]
+        return Page(found, total, page, per_page)
+
+    def move_tournament(
+        self,
+        tournament_id: str,
+        to: TournamentStatus,
+        *,
+        allowed_from: Sequence[TournamentStatus],
+    ) -> Tournament:
+        """Change the status if it is one of ``allowed_from`` (checked and set atomically)."""
+        key = _tournament(tournament_id)
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    status = pipe.hget(key, "status")
+                    if status is None:
+                        raise NotFound(f"no tournament {tournament_id!r}")
+                    current = TournamentStatus(status.decode())
+                    if current not in allowed_from:
+                        raise WrongState(
+                            f"tournament {tournament_id} is {current.value}; it can be "
+                            f"{to.value} only when {' or '.join(s.value for s in allowed_from)}"
+                        )
+                    pipe.multi()
+                    pipe.hset(key, mapping={"status": to.value, "updated_at": self._now()})
+                    pipe.execute()
+                    break
+                except redis.WatchError:
+                    continue
+        tournament = self.get_tournament(tournament_id)
+        assert tournament is not None
+        return tournament
+
+    def set_tournament_total(self, tournament_id: str, total: int) -> None:
+        """The number of matches the tournament plays (the workers set it when expanding)."""
+        self.redis.hset(_tournament(tournament_id), "total", total)
+
+    # -- schedules ------------------------------------------------------------------------------
+
+    def create_schedule(self, cron: str, template: TournamentSpec) -> Schedule:
+        schedule = Schedule(new_id("s"), cron, template, self._now())
+        self.redis.hset(_SCHEDULES, schedule.id, json.dumps(schedule_json(schedule)))
+        return schedule
+
+    def list_schedules(self) -> list[Schedule]:
+        raw = self.redis.hgetall(_SCHEDULES)
+        schedules = [_schedule_from(json.loads(v)) for v in raw.values()]
+        return sorted(schedules, key=lambda s: (s.created_at, s.id))
+
+    def delete_schedule(self, schedule_id: str) -> bool:
+        return bool(self.redis.hdel(_SCHEDULES, schedule_id))
+
+    # -- matches --------------------------------------------------------------------------------
+
+    def create_match(
+        self,
+        match_id: str,
+        *,
+        seats: Sequence[str],
+        tournament_id: str | None = None,
+        table_id: str | None = None,
+    ) -> None:
+        """Announce a planned match (the workers do, when expanding a tournament); a second
+        call for the same id changes nothing."""
+        if not self.redis.hsetnx(_match(match_id), "status", MatchStatus.QUEUED.value):
+            return
+        pipe = self.redis.pipeline()
+        pipe.hset(
+            _match(match_id),
+            mapping={
+                "seats": json.dumps(list(seats)),
+                "tournament_id": tournament_id or "",
+                "table_id": table_id or "",
+                "created_at": self._now(),
+            },
+        )
+        self._index_match(pipe, match_id, seats, tournament_id, self._seq())
+        pipe.execute()
+
+    def mark_match_running(self, match_id: str) -> None:
+        """The match started; a recorded match stays done."""
+        if self.redis.hget(_match(match_id), "result") is None:
+            self.redis.hset(_match(match_id), "status", MatchStatus.RUNNING.value)
+
+    def get_match(self, match_id: str) -> Match | None:
+        raw = _strings(self.redis.hgetall(_match(match_id)))
+        return _match_from(match_id, raw) if "seats" in raw else None
+
+    def list_matches(
+        self,
+        *,
+        page: int,
+        per_page: int,
+        tournament_id: str | None = None,
+        bot_id: str | None = None,
+    ) -> Page[Match]:
+        keys = [_tournament_matches(tournament_id)] if tournament_id else []
+        keys += [_bot_matches(bot_id)] if bot_id else []
+        if len(keys) < 2:
+            ids, total = self._page(keys[0] if keys else _MATCHES, page, per_page)
+        else:
+            every = _strings_list(self.redis.zinter(keys, aggregate="MAX"))[::-1]
+            start = (page - 1) * per_page
+            ids, total = every[start : start + per_page], len(every)
+        return Page([m for m in map(self.get_match, ids) if m], total, page, per_page)
+
+    def replay_blob(self, match_id: str) -> bytes | None:
+        """The packed sealed log (``replays.integrity.unpack`` reads it)."""
+        blob = self.redis.get(_replay(match_id))
+        return None if blob is None else bytes(blob)
+
+    def record_result(self, match_id: str, sealed: Mapping[str, Any]) -> bool:
+        """Store a finished match's sealed log, its result, the tournament's standings and
+        progress and the ladder, all at once. Returns False, changing nothing, if the match was
+        already recorded: a replayed job cannot count twice."""
+        log = MatchLog.from_json(sealed)
+        if log.match_id != match_id:
+            raise ValueError(f"the log is of match {log.match_id!r}, not {match_id!r}")
+        blob = pack(sealed)
+        seats = [s.bot_id for s in log.seats]
+        rated = is_rated(log)
+        keys = [_match(match_id)]
+        if log.tournament_id:
+            keys += [_tournament(log.tournament_id), _standings(log.tournament_id)]
+        if rated:
+            keys += [_rating(bot_id) for bot_id in seats]
+        seq = self._seq()
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(*keys)
+                    if pipe.hget(_match(match_id), "result") is not None:
+                        pipe.unwatch()
+                        return False
+                    self._write_result(pipe, log, blob, rated, seq)
+                    pipe.execute()
+                    return True
+                except redis.WatchError:
+                    continue
+
+    def _write_result(self, pipe: Any, log: MatchLog, blob: bytes, rated: bool, seq: int) -> None:
+        """Read what the update needs (the pipeline is watching), then queue every write."""
+        seats = [s.bot_id for s in log.seats]
+        tid = log.tournament_id
+        standings: dict[str, Standing] = {}
+        tournament: dict[str, str] = {}
+        if tid:
+            tournament = _strings(pipe.hgetall(_tournament(tid)))
+            for seat, bot_id in enumerate(seats):
+                if bot_id not in standings:
+                    stored = pipe.hget(_standings(tid), bot_id)
+                    standings[bot_id] = (
+                        Standing(**json.loads(stored)) if stored else Standing(bot_id)
+                    )
+                standings[bot_id] = add_to_standing(standings[bot_id], log, seat)
+        ratings = []
+        if rated:
+            before = [self._rating_in(pipe, bot_id) or new_rating(bot_id) for bot_id in seats]
+            ratings = rate(log, before)
+        now = self._now()
+        pipe.multi()
+        pipe.set(_replay(log.match_id), blob, nx=True)
+        pipe.hset(
+            _match(log.match_id),
+            mapping={
+                "seats": json.dumps(seats),
+                "tournament_id": tid or "",
+                "table_id": log.table_id or "",
+                "status": MatchStatus.DONE.value,
+                "finished_at": log.finished_at or now,
+                "result": json.dumps(_result_json(log)),
+            },
+        )
+        pipe.hsetnx(_match(log.match_id), "created_at", log.started_at or now)
+        self._index_match(pipe, log.match_id, seats, tid, seq, only_new=True)
+        if tid and tournament:
+            for bot_id, standing in standings.items():
+                pipe.hset(_standings(tid), bot_id, json.dumps(_standing_json(standing)))
+            done = int(tournament.get("done", 0)) + 1
+            fields = {"done": str(done), "updated_at": now}
+            total = int(tournament.get("total", 0))
+            if total and done >= total and tournament.get("status") == TournamentStatus.RUNNING:
+                fields["status"] = TournamentStatus.DONE.value
+            pipe.hset(_tournament(tid), mapping=fields)
+        for rating in ratings:
+            point = RatingPoint(log.match_id, rating.mu, rating.sigma, now)
+            pipe.set(_rating(rating.bot_id), json.dumps(_rating_json(rating)))
+            pipe.zadd(_LADDER, {rating.bot_id: rating.conservative})
+            pipe.rpush(_history(rating.bot_id), json.dumps(asdict(point)))
+
+    def _index_match(
+        self,
+        pipe: Any,
+        match_id: str,
+        seats: Sequence[str],
+        tournament_id: str | None,
+        seq: int,
+        *,
+        only_new: bool = False,
+    ) -> None:
+        keys = [_MATCHES, *(_bot_matches(b) for b in set(seats))]
+        if tournament_id:
+            keys.append(_tournament_matches(tournament_id))
+        for key in keys:
+            pipe.zadd(key, {match_id: seq}, nx=only_new)
+
+    # -- standings and the ladder ---------------------------------------------------------------
+
+    def standings(self, tournament_id: str) -> list[Standing]:
+        raw = self.redis.hgetall(_standings(tournament_id))
+        return ranked([Standing(**json.loads(v)) for v in raw.values()])
+
+    def rating(self, bot_id: str) -> Rating | None:
+        return self._rating_in(self.redis, bot_id)
+
+    def _rating_in(self, client: Any, bot_id: str) -> Rating | None:
+        raw = client.get(_rating(bot_id))
+        return Rating(**json.loads(raw)) if raw else None
+
+    def ladder(self, *, page: int, per_page: int) -> Page[tuple[int, Rating]]:
+        """Ratings best first, each with its rank (1 = best)."""
+        ids, total = self._page(_LADDER, page, per_page)
+        first = (page - 1) * per_page + 1
+        found = [(first + i, self.rating(bot_id)) for i, bot_id in enumerate(ids)]
+        return Page([(rank, r) for rank, r in found if r], total, page, per_page)
+
+    def rating_history(self, bot_id: str) -> list[RatingPoint]:
+        return [RatingPoint(**json.loads(p)) for p in self.redis.lrange(_history(bot_id), 0, -1)]
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _page(self, key: str, page: int, per_page: int) -> tuple[list[str], int]:
+        """One page of a sorted set, highest score first, and the set's size."""
+        start = (page - 1) * per_page
+        pipe = self.redis.pipeline()
+        pipe.zrevrange(key, start, start + per_page - 1)
+        pipe.zcard(key)
+        ids, total = pipe.execute()
+        return _strings_list(ids), int(total)
+
+
+# -- serialisation ------------------------------------------------------------------------------
+
+
+def _strings(raw: Mapping[bytes, bytes]) -> dict[str, str]:
+    return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+def _strings_list(raw: Iterable[bytes]) -> list[str]:
+    return [v.decode() for v in raw]
+
+
+def _bot_fields(bot: Bot) -> dict[str, str]:
+    return {
+        "id": bot.id,
+        "name": bot.name,
+        "endpoint": bot.endpoint,
+        "description": bot.description,
+        "contact": bot.contact,
+        "status": bot.status.value,
+        "version": bot.version,
+        "created_at": bot.created_at,
+        "updated_at": bot.updated_at,
+    }
+
+
+def _bot_from(raw: Mapping[str, str]) -> Bot:
+    return Bot(
+        id=raw["id"],
+        name=raw["name"],
+        endpoint=raw["endpoint"],
+        description=raw["description"],
+        contact=raw["contact"],
+        status=BotStatus(raw["status"]),
+        version=raw["version"],
+        created_at=raw["created_at"],
+        updated_at=raw["updated_at"],
+    )
+
+
+def _spec_json(spec: TournamentSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "participants": list(spec.participants),
+        "format": asdict(spec.format),
+        "rules": spec.rules.to_json(),
+        "time_control": spec.time_control.to_json(),
+        "rated": spec.rated,
+    }
+
+
+def _spec_from(data: Mapping[str, Any]) -> TournamentSpec:
+    return TournamentSpec(
+        name=data["name"],
+        participants=tuple(data["participants"]),
+        format=Format(**data["format"]),
+        rules=Rules.from_json(data["rules"]),
+        time_control=TimeControl.from_json(data["time_control"]),
+        rated=bool(data["rated"]),
+    )
+
+
+def _tournament_from(tournament_id: str, raw: Mapping[str, str]) -> Tournament:
+    return Tournament(
+        id=tournament_id,
+        spec=_spec_from(json.loads(raw["spec"])),
+        status=TournamentStatus(raw["status"]),
+        done=int(raw["done"]),
+        total=int(raw["total"]),
+        created_at=raw["created_at"],
+        updated_at=raw["updated_at"],
+        schedule_id=raw.get("schedule_id") or None,
+    )
+
+
+def schedule_json(schedule: Schedule) -> dict[str, Any]:
+    """A schedule as JSON (also what the API shows)."""
+    return {
+        "id": schedule.id,
+        "cron": schedule.cron,
+        "template": _spec_json(schedule.template),
+        "created_at": schedule.created_at,
+    }
+
+
+def _schedule_from(data: Mapping[str, Any]) -> Schedule:
+    return Schedule(data["id"], data["cron"], _spec_from(data["template"]), data["created_at"])
+
+
+def _result_json(log: MatchLog) -> dict[str, Any]:
+    return {
+        "places": list(log.places),
+        "totals": list(log.outcome.totals),
+        "faults": list(log.faults),
+        "forfeited": list(log.forfeited),
+        "hands": log.outcome.hands_played,
+        "termination": log.outcome.termination.value,
+    }
+
+
+def _match_from(match_id: str, raw: Mapping[str, str]) -> Match:
+    result = json.loads(raw["result"]) if raw.get("result") else None
+    return Match(
+        id=match_id,
+        tournament_id=raw.get("tournament_id") or None,
+        table_id=raw.get("table_id") or None,
+        seats=tuple(json.loads(raw["seats"])),
+        status=MatchStatus(raw["status"]),
+        created_at=raw.get("created_at", ""),
+        finished_at=raw.get("finished_at") or None,
+        result=None
+        if result is None
+        else MatchResult(
+            places=tuple(result["places"]),
+            totals=tuple(result["totals"]),
+            faults=tuple(result["faults"]),
+            forfeited=tuple(result["forfeited"]),
+            hands=int(result["hands"]),
+            termination=str(result["termination"]),
+        ),
+    )
+
+
+def _standing_json(standing: Standing) -> dict[str, Any]:
+    data = asdict(standing)
+    del data["rank"]
+    return data
+
+
+def _rating_json(rating: Rating) -> dict[str, Any]:
+    return asdict(rating)
