@@ -26,7 +26,6 @@ from replay_support import (
     in_turn,
     pretty,
     sealed,
-    serving,
 )
 
 from bot_sdk.examples.lowest_card import LowestCard
@@ -35,6 +34,7 @@ from referee import Game, Rules
 from replays.cli import main
 from replays.integrity import pack, public_key_pem
 from replays.log import MatchLog, SeatInfo
+from tests.bot_sdk.bot_sdk_support import running
 from workers.match import SeatPlayer, play_match
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "REPLAYS.md"
@@ -105,7 +105,7 @@ def blocks() -> dict[str, Callable[[], str]]:
     )
 
     def reask() -> str:
-        with serving(make_app(LowestCard, SECRET)) as url:
+        with running(make_app(LowestCard, SECRET)) as url:
             output = _run(
                 "reask", "-", "--hand", "1", "--decision", str(reask_index), "--url", url,
                 "--secret", SECRET, stdin=stored,

@@ -18,7 +18,6 @@ from replay_support import (
     in_turn,
     record,
     reloaded,
-    serving,
 )
 
 from bot_sdk import Bot
@@ -29,6 +28,7 @@ from replays.cli import main
 from replays.log import MatchLog, SeatInfo, Status
 from replays.reask import ReaskError, reask, rebuild
 from replays.upgrade import read_log
+from tests.bot_sdk.bot_sdk_support import running
 from workers.match import SeatPlayer
 
 SECRET = "reask-secret"
@@ -68,13 +68,13 @@ def decisions_of(seat: int, status: Status = Status.OK) -> list[tuple[int, int]]
 
 @pytest.fixture(scope="module")
 def lowest_url() -> Iterator[str]:
-    with serving(make_app(LowestCard, SECRET)) as url:
+    with running(make_app(LowestCard, SECRET)) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def highest_url() -> Iterator[str]:
-    with serving(make_app(HighestCard, SECRET)) as url:
+    with running(make_app(HighestCard, SECRET)) as url:
         yield url
 
 
