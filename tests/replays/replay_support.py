@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import random
 from collections.abc import Callable
 from functools import cache
 from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bot_sdk import Bot
 from bot_sdk.protocol import AnswerError, answer_of, decision_request, encode, parse_answer
@@ -27,6 +30,7 @@ from referee import (
     Variant,
     card_name,
 )
+from replays.integrity import key_id_of, seal
 from replays.log import MatchLog, SeatInfo, Status, TimeControl, status_of
 from workers.match import InProcessSeat, Reply, SeatPlayer, play_match
 
@@ -277,3 +281,35 @@ def every_log() -> dict[str, MatchLog]:
     for seed in range(10, 30):
         logs[f"random-{seed}"] = record(random_rules(rng), seed, mixed_players(seed))
     return logs
+
+
+KEY = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"gongzhu replay tests").digest())
+"""The tests' sealing key (derived from a public string: it seals test logs, nothing else)."""
+KEY_ID = key_id_of(KEY.public_key())
+PUBLIC_KEYS = {KEY_ID: KEY.public_key()}
+
+
+def sealed(log: MatchLog) -> dict[str, Any]:
+    return seal(log.to_json(), KEY, key_id=KEY_ID)
+
+
+def reloaded(data: Any) -> Any:
+    """``data`` through JSON text and back, as a stored log would be."""
+    return json.loads(json.dumps(data))
+
+
+def pretty(value: Any, *, width: int = 100, indent: int = 0, lead: int = 0) -> str:
+    """JSON for reading: a value that fits on its line (after ``lead`` characters of key) stays
+    on one line, so a trick (or, given the width, a decision) is one line."""
+    flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if indent + lead + len(flat) <= width or not isinstance(value, dict | list) or not value:
+        return flat
+    pad = " " * (indent + 2)
+    inner = {"width": width, "indent": indent + 2}
+    if isinstance(value, dict):
+        items = [
+            f"{pad}{json.dumps(k)}: {pretty(v, **inner, lead=len(k) + 4)}" for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + pretty(v, **inner) for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
