@@ -19,10 +19,11 @@ import socket
 from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
+from workers.addresses import is_public
+
 MAX_URL_LENGTH = 2048
 
 Resolver = Callable[[str, int], Sequence[str]]
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class EndpointError(ValueError):
@@ -81,22 +82,3 @@ def resolve_host(host: str, port: int) -> list[str]:
     except (socket.gaierror, UnicodeError) as error:
         raise EndpointError(f"the host {host!r} cannot be resolved: {error}") from None
     return sorted({str(info[4][0]) for info in infos})
-
-
-def is_public(address: IPAddress) -> bool:
-    """Whether ``address`` is a global unicast address, looking through IPv4-mapped, 6to4 and
-    Teredo forms to the IPv4 address they carry."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address.teredo is not None:
-            embedded = address.teredo[1]
-        if embedded is not None:
-            return is_public(embedded)
-    return address.is_global and not (
-        address.is_multicast
-        or address.is_private
-        or address.is_loopback
-        or address.is_link_local
-        or address.is_reserved
-        or address.is_unspecified
-    )

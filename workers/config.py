@@ -43,6 +43,14 @@ class Config:
     """The whole time a registration's ``hello`` may take."""
     trust_proxy_headers: int = 0
     """How many reverse proxies in front of the service set ``X-Forwarded-For``."""
+    worker_ttl_s: int = 45
+    """An idle worker's heartbeat lifetime; it also wakes up every ``worker_ttl_s - 15`` s."""
+    job_heartbeat_s: int = 15
+    """How often a busy worker renews its job's heartbeat (rq's job monitoring interval)."""
+    abandoned_after_s: int = 60
+    """A job whose heartbeat is this much overdue is abandoned (its worker died)."""
+    maintenance_interval_s: int = 30
+    """How often a worker sweeps the registries, retrying abandoned jobs."""
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:
@@ -60,6 +68,10 @@ class Config:
             secret_grace_s=_number(env, "GONGZHU_SECRET_GRACE_S", DEFAULT_SECRET_GRACE_S),
             handshake_timeout_s=float(_number(env, "GONGZHU_HANDSHAKE_TIMEOUT_S", 5)),
             trust_proxy_headers=_number(env, "GONGZHU_TRUSTED_PROXIES", 0),
+            worker_ttl_s=_number(env, "GONGZHU_WORKER_TTL_S", 45),
+            job_heartbeat_s=_number(env, "GONGZHU_JOB_HEARTBEAT_S", 15),
+            abandoned_after_s=_number(env, "GONGZHU_ABANDONED_AFTER_S", 60),
+            maintenance_interval_s=_number(env, "GONGZHU_MAINTENANCE_INTERVAL_S", 30),
         )
 
 

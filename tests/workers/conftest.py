@@ -1,0 +1,127 @@
+"""Fixtures of the worker tests: a real redis-server of their own (append-only, as the arena
+runs it), flushed before each test; the arena's keys; RQ worker subprocesses."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from cryptography.fernet import Fernet
+
+from replays.integrity import generate_key, private_key_pem
+from workers.config import Config
+from workers.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    directory = tmp_path_factory.mktemp("redis")
+    port = _free_port()
+    options = ["--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory)]
+    persistence = ["--appendonly", "yes", "--appendfsync", "everysec", "--save", ""]
+    process = subprocess.Popen(
+        [binary, *options, *persistence], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                raise RuntimeError("redis-server did not start") from None
+            time.sleep(0.02)
+    yield url
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture
+def config(redis_server: str, tmp_path: Path) -> Config:
+    redis.Redis.from_url(redis_server).flushdb()
+    key_path = tmp_path / "replay.pem"
+    key_path.write_bytes(private_key_pem(generate_key()))
+    return Config(
+        redis_url=redis_server,
+        secret_key=Fernet.generate_key().decode(),
+        allow_private_endpoints=True,
+        replay_key_path=key_path,
+        queue_name="arena-test",
+        # recovery shortened for the tests: a dead worker's job is retried within ~4 s
+        worker_ttl_s=16,
+        job_heartbeat_s=1,
+        abandoned_after_s=2,
+        maintenance_interval_s=1,
+    )
+
+
+@pytest.fixture
+def store(config: Config) -> Store:
+    return Store.from_url(config.redis_url, config.secret_key)
+
+
+def environment(config: Config) -> dict[str, str]:
+    """The environment a worker process reads ``config`` from."""
+    return {
+        **os.environ,
+        "REDIS_URL": config.redis_url,
+        "GONGZHU_SECRET_KEY": config.secret_key,
+        "GONGZHU_REPLAY_KEY": str(config.replay_key_path or ""),
+        "GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "1",
+        "GONGZHU_QUEUE": config.queue_name,
+        "GONGZHU_WORKER_TTL_S": str(config.worker_ttl_s),
+        "GONGZHU_JOB_HEARTBEAT_S": str(config.job_heartbeat_s),
+        "GONGZHU_ABANDONED_AFTER_S": str(config.abandoned_after_s),
+        "GONGZHU_MAINTENANCE_INTERVAL_S": str(config.maintenance_interval_s),
+    }
+
+
+@pytest.fixture
+def start_worker(config: Config) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
+    """Starts ``python -m workers worker`` processes, each in its own process group (so that a
+    test can kill a worker with its work horse); all are stopped after the test."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "workers", "worker"],
+            cwd=ROOT,
+            env=environment(config),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in started:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(5)

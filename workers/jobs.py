@@ -1,0 +1,153 @@
+"""The RQ jobs: a tournament expands into match jobs, a match job plays one match.
+
+Jobs take ids only and read everything else from the store, so a job can run twice (a retry,
+a re-queued crash) without counting twice: matches are created idempotently, match jobs have
+deterministic ids (``match-{match_id}``), and :meth:`~workers.store.Store.record_result` records
+a match exactly once. A cancelled tournament's match jobs find its status and do nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from rq import Queue
+
+from bot_sdk.house import house_bot
+from referee import Game
+from replays.integrity import key_id_of, private_key_from_pem, seal
+from replays.log import SeatInfo
+from workers.bot_client import HttpSeat
+from workers.config import Config
+from workers.match import InProcessSeat, SeatPlayer, play_match
+from workers.queueing import enqueue_match
+from workers.records import HOUSE_BOTS, BotStatus, MatchStatus, TournamentStatus
+from workers.schedule import plan
+from workers.store import Store, WrongState, timestamp
+
+_FINISHED = {TournamentStatus.CANCELLED, TournamentStatus.DONE}
+
+
+def _store(config: Config) -> Store:
+    return Store.from_url(config.redis_url, config.secret_key)
+
+
+def run_tournament(tournament_id: str) -> None:
+    """Plan the tournament's matches, store them, and queue one job per match."""
+    config = Config.from_environment()
+    store = _store(config)
+    tournament = store.get_tournament(tournament_id)
+    if tournament is None or tournament.status in _FINISHED:
+        return
+    spec = tournament.spec
+    matches = plan(
+        spec.participants,
+        seed=tournament_id,
+        duplicate=spec.format.duplicate,
+        matches_per_table=spec.format.matches_per_table,
+    )
+    for planned in matches:
+        store.create_match(
+            planned.match_id(tournament_id),
+            seats=planned.seats,
+            tournament_id=tournament_id,
+            table_id=planned.table_id,
+            seed=planned.seed,
+        )
+    store.set_tournament_total(tournament_id, len(matches))
+    live = [TournamentStatus.CREATED, TournamentStatus.QUEUED, TournamentStatus.RUNNING]
+    try:
+        store.move_tournament(tournament_id, TournamentStatus.RUNNING, allowed_from=live)
+    except WrongState:  # cancelled meanwhile
+        return
+    queue = Queue(config.queue_name, connection=store.redis)
+    for planned in matches:
+        enqueue_match(queue, planned.match_id(tournament_id))
+
+
+def run_match(match_id: str) -> None:
+    """Play a planned match from its deal seed, seal its log and record it (once)."""
+    config = Config.from_environment()
+    store = _store(config)
+    match = store.get_match(match_id)
+    if match is None or match.status is MatchStatus.DONE or match.tournament_id is None:
+        return
+    tournament = store.get_tournament(match.tournament_id)
+    if tournament is None or tournament.status is TournamentStatus.CANCELLED:
+        return
+    spec = tournament.spec
+    rules = spec.rules
+    if spec.format.hands is not None:
+        rules = dataclasses.replace(rules, fixed_hands=spec.format.hands)
+    seed = store.match_seed(match_id) or match_id
+    store.mark_match_running(match_id)
+    players = [_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
+    try:
+        log = play_match(
+            Game(rules, seed=seed),
+            players,
+            match_id=match_id,
+            seed=seed,
+            time_control=spec.time_control,
+            tournament_id=match.tournament_id,
+            table_id=match.table_id,
+            rated=spec.rated,
+            started_at=timestamp(time.time()),
+            finished_at=lambda: timestamp(time.time()),
+        )
+    finally:
+        for player in players:
+            if isinstance(player, HttpSeat):
+                player.close()
+    key = (
+        private_key_from_pem(config.replay_key_path.read_bytes())
+        if config.replay_key_path is not None
+        else store.replay_key()
+    )
+    store.record_result(match_id, seal(log.to_json(), key, key_id=key_id_of(key.public_key())))
+
+
+def _player(store: Store, config: Config, seat: int, participant: str, seed: str) -> SeatPlayer:
+    """A house bot in-process, or the registered bot over HTTP with its signing secrets."""
+    if participant in HOUSE_BOTS:
+        level = participant.split(":", 1)[1]
+        info = SeatInfo(seat, participant, f"house-{level}", "1", kind="house")
+        return InProcessSeat(house_bot(level, seed=f"{seed}:{seat}"), info)
+    bot = store.get_bot(participant)
+    if bot is None:
+        raise LookupError(f"participant {participant!r} is neither a house bot nor a stored bot")
+    info = SeatInfo(seat, bot.id, bot.name, bot.version, kind="http")
+    return HttpSeat(
+        info,
+        bot.endpoint,
+        store.signing_secrets(bot.id),
+        allow_private=config.allow_private_endpoints,
+    )
+
+
+def run_schedule(schedule_id: str) -> None:
+    """One round of a scheduled tournament (``rq cron`` queues this): a tournament among the
+    bots active now, played at once."""
+    config = Config.from_environment()
+    store = _store(config)
+    schedule = next((s for s in store.list_schedules() if s.id == schedule_id), None)
+    if schedule is None:
+        return
+    active = _active_bots(store)
+    spec = dataclasses.replace(schedule.template, participants=tuple(active))
+    tournament_id = store.create_tournament(spec, schedule_id=schedule_id)
+    store.move_tournament(
+        tournament_id, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED]
+    )
+    run_tournament(tournament_id)
+
+
+def _active_bots(store: Store) -> list[str]:
+    found: list[str] = []
+    page = 1
+    while True:
+        listed = store.list_bots(page=page, per_page=100)
+        found += [b.id for b in listed.items if b.status is BotStatus.ACTIVE]
+        if page * 100 >= listed.total:
+            return sorted(found)
+        page += 1

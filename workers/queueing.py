@@ -1,0 +1,74 @@
+"""The arena's RQ setup: the worker, and how match jobs are queued so that a crash is recovered.
+
+A worker killed outright (SIGKILL, a lost machine) leaves its job in rq's started registry with
+a heartbeat that is no longer renewed. Once the heartbeat is ``abandoned_after_s`` overdue, the
+next registry sweep of any live worker (every ``maintenance_interval_s``; an idle worker wakes
+every ``worker_ttl_s - 15`` s to do it) finds the job abandoned and, since match jobs are queued
+with retries, queues it again; the match is played again from its deal seed and
+:meth:`~workers.store.Store.record_result` counts it once. With the defaults (heartbeat every
+15 s, abandoned 60 s after it is due, sweeps every 30 s, idle wake-ups every 30 s) a dead
+worker's match is running again within about 15 + 60 + 30 = 105 s. docs/OPERATIONS.md explains
+each setting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from rq import Queue, Retry, Worker
+from rq.job import Job, JobStatus
+
+from workers.config import Config
+
+RUN_MATCH = "workers.jobs.run_match"
+MATCH_JOB_TIMEOUT_S = 3 * 3600
+"""A match job is stopped after 3 hours: far beyond any match under the time rules."""
+MATCH_RETRIES = 3
+"""How often a crashed or failed match job is run again before it is left failed."""
+_LIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+
+
+def match_job_id(match_id: str) -> str:
+    return f"match-{match_id}"
+
+
+def enqueue_match(queue: Queue, match_id: str) -> None:
+    """Queue the match's job unless it is queued, running or done: its id is the match's, so
+    expanding a tournament again queues nothing twice."""
+    job_id = match_job_id(match_id)
+    job = queue.fetch_job(job_id)
+    if job is not None and (job.get_status() in _LIVE or job.get_status() == JobStatus.FINISHED):
+        return
+    queue.enqueue(
+        RUN_MATCH,
+        match_id,
+        job_id=job_id,
+        job_timeout=MATCH_JOB_TIMEOUT_S,
+        retry=Retry(max=MATCH_RETRIES, interval=1),
+    )
+
+
+class ArenaWorker(Worker):
+    """rq's worker with the abandoned-job grace configurable (rq fixes it at 60 s)."""
+
+    def __init__(self, *args: Any, abandoned_after_s: int = 60, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.abandoned_after_s = abandoned_after_s
+
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        beat = self.job_monitoring_interval
+        if job.timeout and job.timeout > 0:
+            beat = min(job.timeout - working_time, beat)
+        return int(beat) + self.abandoned_after_s
+
+
+def make_worker(config: Config, connection: redis.Redis) -> ArenaWorker:
+    return ArenaWorker(
+        [Queue(config.queue_name, connection=connection)],
+        connection=connection,
+        worker_ttl=config.worker_ttl_s,
+        job_monitoring_interval=config.job_heartbeat_s,
+        maintenance_interval=config.maintenance_interval_s,
+        abandoned_after_s=config.abandoned_after_s,
+    )
