@@ -1,0 +1,128 @@
+"""The pages' routes: read the store, shape what the templates show."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from flask import Blueprint, render_template, request
+
+from replays.integrity import unpack
+from replays.upgrade import read_log
+from service.context import store
+from service.pages.chart import rating_chart
+from service.pages.replay import replay_data
+from workers.records import Match, MatchStatus
+
+blp = Blueprint(
+    "pages",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/assets",
+)
+
+PER_PAGE = 100
+RECENT = 20
+
+
+class PageNotFound(Exception):  # noqa: N818 - reads as what happened
+    """An unknown id: answered with the friendly HTML 404 page."""
+
+
+@blp.errorhandler(PageNotFound)
+def not_found(error: PageNotFound) -> tuple[str, int]:
+    return render_template("pages/not_found.html", message=str(error)), 404
+
+
+def names(ids: Iterable[str]) -> dict[str, str]:
+    """Display names by participant id: a registered bot's name, else the id (house bots)."""
+    wanted = set(ids)
+    found = store().get_bots(wanted)
+    return {i: found[i].name if i in found else i for i in wanted}
+
+
+def _page_arg() -> int:
+    return max(1, request.args.get("page", 1, type=int) or 1)
+
+
+@blp.route("/")
+def ladder() -> str:
+    page = _page_arg()
+    found = store().ladder(page=page, per_page=PER_PAGE)
+    last = max(1, -(-found.total // PER_PAGE))
+    return render_template(
+        "pages/ladder.html",
+        rows=found.items,
+        names=names(r.bot_id for _, r in found.items),
+        page=page,
+        last=last,
+    )
+
+
+def _all_matches(tournament_id: str) -> list[Match]:
+    matches: list[Match] = []
+    page = 1
+    while True:
+        found = store().list_matches(page=page, per_page=PER_PAGE, tournament_id=tournament_id)
+        matches += found.items
+        if page * PER_PAGE >= found.total:
+            return matches
+        page += 1
+
+
+@blp.route("/tournaments/<tournament_id>")
+def tournament(tournament_id: str) -> str:
+    record = store().get_tournament(tournament_id)
+    if record is None:
+        raise PageNotFound(f"There is no tournament {tournament_id}.")
+    matches = sorted(_all_matches(tournament_id), key=lambda m: (m.table_id or "", m.created_at))
+    counts = Counter(m.status for m in matches)
+    tables: dict[str, list[Match]] = {}
+    for match in matches:
+        tables.setdefault(match.table_id or "—", []).append(match)
+    standings = store().standings(tournament_id)
+    seated = [b for m in matches for b in m.seats]
+    return render_template(
+        "pages/tournament.html",
+        t=record,
+        running=counts[MatchStatus.RUNNING],
+        queued=counts[MatchStatus.QUEUED],
+        percent=round(100 * record.done / record.total) if record.total else 0,
+        standings=standings,
+        tables=tables,
+        names=names([*record.spec.participants, *seated]),
+    )
+
+
+@blp.route("/bots/<bot_id>")
+def bot(bot_id: str) -> str:
+    record = store().get_bot(bot_id)
+    rating = store().rating(bot_id)
+    if record is None and rating is None:
+        raise PageNotFound(f"There is no bot {bot_id}.")
+    recent = store().list_matches(page=1, per_page=RECENT, bot_id=bot_id).items
+    history = store().rating_history(bot_id)
+    chart = rating_chart([(p.match_id, p.conservative) for p in history])
+    return render_template(
+        "pages/bot.html",
+        bot_id=bot_id,
+        bot=record,
+        rating=rating,
+        recent=recent,
+        chart=chart,
+        names=names([bot_id, *(b for m in recent for b in m.seats)]),
+    )
+
+
+@blp.route("/matches/<match_id>")
+def match(match_id: str) -> str:
+    record = store().get_match(match_id)
+    if record is None:
+        raise PageNotFound(f"There is no match {match_id}.")
+    shown = names(record.seats)
+    blob = store().replay_blob(match_id)
+    data = None if blob is None else replay_data(read_log(unpack(blob)))
+    for seat in data["seats"] if data else []:
+        seat["name"] = shown.get(seat["bot_id"], seat["name"])
+    return render_template("pages/match.html", match=record, replay=data, names=shown)
