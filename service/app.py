@@ -16,6 +16,7 @@ from service.context import Arena, install
 from service.docs import ASSETS_URL
 from service.docs import blp as docs_assets
 from service.limits import limiter
+from service.pages import blp as pages
 from workers.config import Config, ConfigError
 from workers.store import Store
 
@@ -70,5 +71,11 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
     ):
         api.register_blueprint(blueprint)
     app.register_blueprint(docs_assets)
+    app.register_blueprint(pages)
     errors.register(app)
     return app
+
+
+def from_environment() -> Flask:
+    """The app configured from the environment: ``gunicorn 'service.app:from_environment()'``."""
+    return create_app(Config.from_environment())

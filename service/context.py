@@ -17,8 +17,12 @@ EXTENSION = "gongzhu"
 class Arena:
     config: Config
     store: Store
-    replay_key: Ed25519PrivateKey | None
-    """The key that seals match logs (None when the service has none configured)."""
+    configured_key: Ed25519PrivateKey | None
+    """The key that seals match logs, from ``GONGZHU_REPLAY_KEY`` (None when not set)."""
+
+    def replay_key(self) -> Ed25519PrivateKey:
+        """The key the workers seal logs with: the configured one, else the one kept in Redis."""
+        return self.configured_key or self.store.replay_key()
 
 
 def install(app: Flask, arena: Arena) -> None:

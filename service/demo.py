@@ -1,0 +1,159 @@
+"""The demo the run command shows: example bots from the SDK, registered through the API, in a
+tournament with house bots, followed to the end with a progress bar, then the standings.
+
+It talks to the arena only over its public HTTP API, like any client.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import requests
+from waitress.server import create_server
+
+from bot_sdk.bot import Bot
+from bot_sdk.examples.lowest_card import LowestCard
+from bot_sdk.house import EasyBot, NormalBot
+from bot_sdk.server import make_app
+
+DEMO_BOTS: dict[str, Callable[[], Bot]] = {
+    "demo-lowest-card": LowestCard,
+    "demo-easy": EasyBot,
+    "demo-normal": NormalBot,
+}
+"""The demo's registered bots: SDK bots served over HTTP on loopback, as a bot author would."""
+HOUSE = ["house:normal", "house:easy"]
+
+
+class DemoError(RuntimeError):
+    """The demo could not go on; the message says why."""
+
+
+@dataclass
+class ArenaClient:
+    """The arena's API at ``url``, with the operator token."""
+
+    url: str
+    operator_token: str
+
+    def call(self, method: str, path: str, *, token: str | None = None, **kw: Any) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = requests.request(method, self.url + path, headers=headers, timeout=30, **kw)
+        if response.status_code >= 400:
+            raise DemoError(f"{method} {path}: {response.status_code} {response.text[:300]}")
+        return response.json() if response.content else None
+
+    def wait_ready(self, timeout_s: float = 60) -> None:
+        deadline = time.monotonic() + timeout_s
+        last = "no answer"
+        while time.monotonic() < deadline:
+            try:
+                response = requests.get(self.url + "/ready", timeout=2)
+                if response.status_code == 200:
+                    return
+                last = response.text[:200]
+            except requests.RequestException as error:
+                last = str(error)
+            time.sleep(0.5)
+        raise DemoError(f"the arena at {self.url} is not ready after {timeout_s:.0f} s: {last}")
+
+
+@contextmanager
+def serve_bots() -> Iterator[dict[str, str]]:
+    """Serve the demo bots on loopback; yields name -> URL. Demo bots do not check signatures:
+    their secrets only exist once they are registered, and they listen on loopback only."""
+    with ExitStack() as stack:
+        urls = {}
+        for name, factory in DEMO_BOTS.items():
+            app = make_app(factory, None, verify_signatures=False)
+            server = create_server(app, host="127.0.0.1", port=0, threads=4)
+            stack.callback(server.close)
+            threading.Thread(target=server.run, daemon=True, name=name).start()
+            urls[name] = f"http://127.0.0.1:{server.effective_port}/"
+        yield urls
+
+
+def register_bots(arena: ArenaClient, urls: dict[str, str], keep: Path) -> list[str]:
+    """Register the demo bots (or, on a later run, point them at their new URLs)."""
+    known: dict[str, dict[str, str]] = json.loads(keep.read_text()) if keep.exists() else {}
+    for name, url in urls.items():
+        if name in known:
+            bot = known[name]
+            arena.call(
+                "PATCH", f"/api/bots/{bot['id']}", token=bot["token"], json={"endpoint": url}
+            )
+            continue
+        made = arena.call(
+            "POST",
+            "/api/bots",
+            json={
+                "name": name,
+                "endpoint": url,
+                "contact": "demo@localhost",
+                "description": "demo",
+            },
+        )
+        known[name] = {"id": made["bot"]["id"], "token": made["token"]}
+        keep.write_text(json.dumps(known, indent=2))
+    return [known[name]["id"] for name in urls]
+
+
+def run_tournament(arena: ArenaClient, participants: list[str], *, hands: int) -> dict[str, Any]:
+    """Create and start a tournament, follow it with a progress bar, return its final state."""
+    op = arena.operator_token
+    made = arena.call(
+        "POST",
+        "/api/tournaments",
+        token=op,
+        json={
+            "name": f"demo {time.strftime('%Y-%m-%d %H:%M:%S')}",
+            "participants": participants,
+            "format": {"matches_per_table": 1, "hands": hands},
+            "time_control": {"decision_ms": 1000},
+        },
+    )
+    tid = made["id"]
+    arena.call("POST", f"/api/tournaments/{tid}/start", token=op)
+    tournament = arena.call("GET", f"/api/tournaments/{tid}")
+    while not tournament["progress"]["total"] and tournament["status"] not in ("done", "cancelled"):
+        time.sleep(0.3)
+        tournament = arena.call("GET", f"/api/tournaments/{tid}")
+    total = tournament["progress"]["total"]
+    with click.progressbar(length=total, label="playing the demo tournament") as bar:
+        shown = 0
+        while tournament["status"] not in ("done", "cancelled"):
+            time.sleep(0.3)
+            tournament = arena.call("GET", f"/api/tournaments/{tid}")
+            done = tournament["progress"]["done"]
+            bar.update(done - shown)
+            shown = done
+        bar.update(total - shown)
+    return tournament  # type: ignore[no-any-return]
+
+
+def print_standings(arena: ArenaClient, tournament: dict[str, Any]) -> None:
+    tid = tournament["id"]
+    rows = arena.call("GET", f"/api/tournaments/{tid}/standings")["standings"]
+    names = {b["id"]: b["name"] for b in arena.call("GET", "/api/bots?per_page=100")["items"]}
+    click.echo(f"\nStandings of {tournament['name']} ({tournament['status']}):")
+    click.echo(f"  {'rank':>4}  {'participant':<20} {'matches':>7} {'wins':>5} {'pts/hand':>9}")
+    for row in rows:
+        name = names.get(row["bot_id"], row["bot_id"])
+        click.echo(
+            f"  {row['rank']:>4}  {name:<20} {row['matches']:>7} {row['wins']:>5} "
+            f"{row['points_per_hand']:>+9.1f}"
+        )
+    matches = arena.call("GET", f"/api/matches?tournament={tid}&per_page=1")["items"]
+    click.echo(f"\nStandings page:  {arena.url}/tournaments/{tid}")
+    click.echo(f"Ladder:          {arena.url}/")
+    if matches:
+        click.echo(f"A replay:        {arena.url}/matches/{matches[0]['id']}")
+    click.echo(f"API docs:        {arena.url}/api/docs")
