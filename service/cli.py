@@ -29,6 +29,8 @@ from service.demo import (
     serve_bots,
 )
 from service.runtime import DataDir
+from workers.cli import cron as cron_command
+from workers.cli import worker as worker_command
 from workers.redis_server import redis_server_binary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +102,8 @@ def run(
     else:
         click.echo(f"Serving {url}/ (API docs {url}/api/docs). Ctrl-C stops the arena.")
     manager.loop()
+    if manager.returncode:
+        click.echo(f"The arena stopped; its processes' output is in {data.log_dir / 'arena.log'}")
     sys.exit(manager.returncode or 0)
 
 
@@ -158,5 +162,7 @@ def standings(tournament_id: str | None, url: str) -> None:
         raise click.ClickException(str(error)) from None
 
 
+main.add_command(worker_command)
+main.add_command(cron_command)
 main.add_command(replay_group, "replay")
 main.add_command(practice_command)
