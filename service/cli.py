@@ -8,9 +8,12 @@ gongzhu practice my_bot:MyBot     # the SDK's practice runner
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -20,9 +23,9 @@ from honcho.printer import Printer
 
 from bot_sdk.practice import practice_command
 from replays.cli import main as replay_group
+from service.api_client import ArenaClient, ArenaError
 from service.demo import (
-    ArenaClient,
-    DemoError,
+    HOUSE,
     print_standings,
     register_bots,
     run_tournament,
@@ -31,7 +34,7 @@ from service.demo import (
 from service.runtime import DataDir
 from workers.cli import cron as cron_command
 from workers.cli import worker as worker_command
-from workers.redis_server import redis_server_binary
+from workers.redis_server import redis_command
 
 ROOT = Path(__file__).resolve().parent.parent
 PROCFILE = ROOT / "Procfile"
@@ -43,6 +46,27 @@ DEFAULT_REDIS_PORT = 6399
 @click.group()
 def main() -> None:
     """The Gong Zhu bot arena."""
+
+
+url_option = click.option(
+    "--url", envvar="GONGZHU_URL", default="http://127.0.0.1:8000", show_default=True,
+    help="The arena (env GONGZHU_URL).",
+)  # fmt: skip
+token_option = click.option(
+    "--token", envvar="GONGZHU_OPERATOR_TOKEN", default="", help="Operator token (env same name)."
+)
+
+
+def _echo_json(data: object) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+@contextlib.contextmanager
+def _arena_errors() -> Iterator[None]:
+    try:
+        yield
+    except ArenaError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def procfile_processes(*, workers: int, own_redis: bool) -> dict[str, str]:
@@ -112,11 +136,11 @@ def _demo(arena: ArenaClient, data: DataDir, hands: int, manager: Manager) -> No
         arena.wait_ready()
         with serve_bots() as urls:
             bots = register_bots(arena, urls, data.path / "demo-bots.json")
-            tournament = run_tournament(arena, [*bots, "house:normal", "house:easy"], hands=hands)
+            tournament = run_tournament(arena, [*bots, *HOUSE], hands=hands)
             print_standings(arena, tournament)
             click.echo("\nThe arena keeps running; Ctrl-C stops it.")
             threading.Event().wait()  # keep the demo bots served until the arena stops
-    except DemoError as error:
+    except ArenaError as error:
         click.echo(f"\nThe demo failed: {error}", err=True)
         manager.terminate()
 
@@ -133,23 +157,17 @@ def web() -> None:
 def redis(directory: Path, port: int) -> None:
     """The arena's own Redis in the foreground (append-only, fsync on every write)."""
     directory.mkdir(parents=True, exist_ok=True)
-    binary = redis_server_binary()
-    os.execv(
-        binary,
-        [
-            binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
-            "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-        ],
-    )  # fmt: skip
+    command = redis_command(directory, port)
+    os.execv(command[0], command)
 
 
 @main.command()
 @click.option("--tournament", "tournament_id", help="A tournament's standings (default: ladder).")
-@click.option("--url", default="http://127.0.0.1:8000", show_default=True)
+@url_option
 def standings(tournament_id: str | None, url: str) -> None:
     """Print a tournament's standings, or the ladder."""
-    arena = ArenaClient(url.rstrip("/"), "")
-    try:
+    arena = ArenaClient(url.rstrip("/"))
+    with _arena_errors():
         if tournament_id:
             print_standings(arena, arena.call("GET", f"/api/tournaments/{tournament_id}"))
             return
@@ -158,8 +176,108 @@ def standings(tournament_id: str | None, url: str) -> None:
                 f"{row['rank']:>4}  {row['bot_id']:<24} {row['rating']:>8.2f} "
                 f"(mu {row['mu']:.2f}, sigma {row['sigma']:.2f})  {row['matches']} matches"
             )
-    except DemoError as error:
-        raise click.ClickException(str(error)) from None
+
+
+@main.group()
+def bots() -> None:
+    """Register and list bots."""
+
+
+@bots.command("register")
+@click.argument("name")
+@click.argument("endpoint")
+@click.option("--contact", required=True, help="How the arena reaches the bot's owner.")
+@click.option("--description", default="")
+@url_option
+def register_bot(name: str, endpoint: str, contact: str, description: str, url: str) -> None:
+    """Register the bot NAME served at ENDPOINT; prints its id, token and signing secret (once)."""
+    body = {"name": name, "endpoint": endpoint, "contact": contact, "description": description}
+    with _arena_errors():
+        made = ArenaClient(url.rstrip("/")).call("POST", "/api/bots", json=body)
+    _echo_json(made)
+    click.echo("Keep the token to manage the bot; serve the bot with the signing secret.", err=True)
+
+
+@bots.command("list")
+@url_option
+def list_bots(url: str) -> None:
+    """The registered bots (public fields)."""
+    with _arena_errors():
+        _echo_json(ArenaClient(url.rstrip("/")).call("GET", "/api/bots?per_page=100")["items"])
+
+
+@main.group()
+def tournaments() -> None:
+    """Create, start, schedule and follow tournaments (operator)."""
+
+
+@tournaments.command("create")
+@click.argument("name")
+@click.option("--participant", "participants", multiple=True, required=True,
+              help="A bot id or house:easy|normal|hard; repeat.")  # fmt: skip
+@click.option(
+    "--rules", default="{}", help='A rules profile as JSON, e.g. \'{"variants": ["teams"]}\'.'
+)
+@click.option("--hands", type=int, default=None, help="Hands per match (default: the rules' end).")
+@click.option("--matches-per-table", type=int, default=1, show_default=True)
+@click.option("--start", is_flag=True, help="Start it at once.")
+@url_option
+@token_option
+def create_tournament(
+    *, name: str, participants: tuple[str, ...], rules: str, hands: int | None,
+    matches_per_table: int, start: bool, url: str, token: str,
+) -> None:  # fmt: skip
+    """Create the tournament NAME among the participants."""
+    try:
+        profile = json.loads(rules)
+    except ValueError as error:
+        raise click.BadParameter(f"not JSON: {error}", param_hint="--rules") from None
+    tournament_format: dict[str, object] = {"matches_per_table": matches_per_table}
+    if hands is not None:
+        tournament_format["hands"] = hands
+    body = {"name": name, "participants": list(participants), "rules": profile,
+            "format": tournament_format}  # fmt: skip
+    arena = ArenaClient(url.rstrip("/"), token)
+    with _arena_errors():
+        made = arena.operator("POST", "/api/tournaments", json=body)
+        if start:
+            made = arena.operator("POST", f"/api/tournaments/{made['id']}/start")
+    _echo_json(made)
+
+
+@tournaments.command("start")
+@click.argument("tournament_id")
+@url_option
+@token_option
+def start_tournament(tournament_id: str, url: str, token: str) -> None:
+    """Start a created tournament: its matches are queued for the workers."""
+    with _arena_errors():
+        path = f"/api/tournaments/{tournament_id}/start"
+        _echo_json(ArenaClient(url.rstrip("/"), token).operator("POST", path))
+
+
+@tournaments.command("list")
+@url_option
+def list_tournaments(url: str) -> None:
+    """Tournaments with their status and progress."""
+    with _arena_errors():
+        for t in ArenaClient(url.rstrip("/")).call("GET", "/api/tournaments?per_page=100")["items"]:
+            done, total = t["progress"]["done"], t["progress"]["total"]
+            click.echo(f"{t['id']:<20} {t['status']:<10} {done:>5}/{total:<5} {t['name']}")
+
+
+@tournaments.command("schedule")
+@click.argument("cron")
+@click.option("--name", required=True)
+@url_option
+@token_option
+def schedule_tournament(cron: str, name: str, url: str, token: str) -> None:
+    """Run a round of the ladder among all active bots whenever CRON fires (e.g. "0 3 * * *")."""
+    with _arena_errors():
+        body = {"cron": cron, "template": {"name": name}}
+        _echo_json(
+            ArenaClient(url.rstrip("/"), token).operator("POST", "/api/schedules", json=body)
+        )
 
 
 main.add_command(worker_command)

@@ -11,18 +11,17 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
-import requests
 from waitress.server import create_server
 
 from bot_sdk.bot import Bot
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.house import EasyBot, NormalBot
 from bot_sdk.server import make_app
+from service.api_client import ArenaClient
 
 DEMO_BOTS: dict[str, Callable[[], Bot]] = {
     "demo-lowest-card": LowestCard,
@@ -31,39 +30,7 @@ DEMO_BOTS: dict[str, Callable[[], Bot]] = {
 }
 """The demo's registered bots: SDK bots served over HTTP on loopback, as a bot author would."""
 HOUSE = ["house:normal", "house:easy"]
-
-
-class DemoError(RuntimeError):
-    """The demo could not go on; the message says why."""
-
-
-@dataclass
-class ArenaClient:
-    """The arena's API at ``url``, with the operator token."""
-
-    url: str
-    operator_token: str
-
-    def call(self, method: str, path: str, *, token: str | None = None, **kw: Any) -> Any:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = requests.request(method, self.url + path, headers=headers, timeout=30, **kw)
-        if response.status_code >= 400:
-            raise DemoError(f"{method} {path}: {response.status_code} {response.text[:300]}")
-        return response.json() if response.content else None
-
-    def wait_ready(self, timeout_s: float = 60) -> None:
-        deadline = time.monotonic() + timeout_s
-        last = "no answer"
-        while time.monotonic() < deadline:
-            try:
-                response = requests.get(self.url + "/ready", timeout=2)
-                if response.status_code == 200:
-                    return
-                last = response.text[:200]
-            except requests.RequestException as error:
-                last = str(error)
-            time.sleep(0.5)
-        raise DemoError(f"the arena at {self.url} is not ready after {timeout_s:.0f} s: {last}")
+"""The house bots that join the demo tournament."""
 
 
 @contextmanager
@@ -108,11 +75,9 @@ def register_bots(arena: ArenaClient, urls: dict[str, str], keep: Path) -> list[
 
 def run_tournament(arena: ArenaClient, participants: list[str], *, hands: int) -> dict[str, Any]:
     """Create and start a tournament, follow it with a progress bar, return its final state."""
-    op = arena.operator_token
-    made = arena.call(
+    made = arena.operator(
         "POST",
         "/api/tournaments",
-        token=op,
         json={
             "name": f"demo {time.strftime('%Y-%m-%d %H:%M:%S')}",
             "participants": participants,
@@ -121,7 +86,7 @@ def run_tournament(arena: ArenaClient, participants: list[str], *, hands: int) -
         },
     )
     tid = made["id"]
-    arena.call("POST", f"/api/tournaments/{tid}/start", token=op)
+    arena.operator("POST", f"/api/tournaments/{tid}/start")
     tournament = arena.call("GET", f"/api/tournaments/{tid}")
     while not tournament["progress"]["total"] and tournament["status"] not in ("done", "cancelled"):
         time.sleep(0.3)

@@ -73,6 +73,17 @@ class RedisProcess:
         self.process.wait()
 
 
+def redis_command(
+    directory: Path, port: int, *, fsync: str = "always", binary: str | None = None
+) -> list[str]:
+    """The command line of the arena's Redis: loopback only, append-only, data in ``directory``."""
+    return [
+        binary or redis_server_binary(),
+        "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+        "--appendonly", "yes", "--appendfsync", fsync, "--save", "", "--daemonize", "no",
+    ]  # fmt: skip
+
+
 def start_redis(
     directory: Path, *, port: int | None = None, fsync: str = "always", binary: str | None = None
 ) -> RedisProcess:
@@ -81,12 +92,7 @@ def start_redis(
     directory.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
     log = directory / "redis.log"
-    command = [
-        binary or redis_server_binary(),
-        "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
-        "--appendonly", "yes", "--appendfsync", fsync, "--save", "",
-        "--logfile", str(log), "--daemonize", "no",
-    ]  # fmt: skip
+    command = [*redis_command(directory, port, fsync=fsync, binary=binary), "--logfile", str(log)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     server = RedisProcess(f"redis://127.0.0.1:{port}/0", port, directory, process)
     client = redis.Redis.from_url(server.url, socket_connect_timeout=1)

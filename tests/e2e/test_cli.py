@@ -1,0 +1,80 @@
+"""The ``gongzhu`` command's operator and bot-author commands against a real service."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from cryptography.fernet import Fernet
+from werkzeug.serving import make_server
+
+from bot_sdk.examples.lowest_card import LowestCard
+from bot_sdk.server import make_app
+from service import Config, create_app
+from service.cli import main
+from tests.bot_sdk.bot_sdk_support import running
+from workers.redis_server import start_redis
+
+TOKEN = "cli-operator-token"
+
+
+@pytest.fixture
+def arena_url(tmp_path: Path) -> Iterator[str]:
+    redis = start_redis(tmp_path / "redis")
+    config = Config(
+        redis_url=redis.url,
+        secret_key=Fernet.generate_key().decode(),
+        operator_token=TOKEN,
+        allow_private_endpoints=True,
+    )
+    server = make_server("127.0.0.1", 0, create_app(config), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        redis.stop()
+
+
+def gongzhu(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_register_a_bot_then_create_start_and_list_a_tournament(arena_url: str) -> None:
+    with running(make_app(LowestCard, None, verify_signatures=False)) as bot_url:
+        register = ["bots", "register", "lowbot", bot_url, "--contact", "me@x.org"]
+        out = gongzhu(*register, "--url", arena_url)
+        made = json.loads(out[: out.rindex("}") + 1])
+        assert made["bot"]["name"] == "lowbot" and made["token"] and made["signing_secret"]
+        listed = json.loads(gongzhu("bots", "list", "--url", arena_url))
+        assert [b["name"] for b in listed] == ["lowbot"]
+        create = ["tournaments", "create", "cup", "--participant", made["bot"]["id"]]
+        create += ["--participant", "house:easy", "--hands", "1"]
+        create += ["--rules", '{"variants": ["teams"]}']
+        tournament = json.loads(gongzhu(*create, "--url", arena_url, "--token", TOKEN))
+        assert tournament["rules"]["variants"] == ["teams"]
+        assert tournament["status"] == "created"
+        assert "created" in gongzhu("tournaments", "list", "--url", arena_url)
+        schedule = ["tournaments", "schedule", "0 3 * * *", "--name", "nightly"]
+        scheduled = json.loads(gongzhu(*schedule, "--url", arena_url, "--token", TOKEN))
+        assert scheduled["cron"] == "0 3 * * *"
+
+
+def test_errors_are_the_arenas_messages_not_tracebacks(arena_url: str) -> None:
+    create = ["tournaments", "create", "cup", "--participant", "nobody"]
+    result = CliRunner().invoke(main, [*create, "--url", arena_url, "--token", TOKEN])
+    assert result.exit_code == 1
+    assert "Error: POST /api/tournaments: 4" in result.output
+    assert "Traceback" not in result.output
+    start = ["tournaments", "start", "t_x", "--url", arena_url]
+    no_token = CliRunner().invoke(main, start, env={"GONGZHU_OPERATOR_TOKEN": ""})
+    assert no_token.exit_code == 1 and "operator token" in no_token.output
+    down = CliRunner().invoke(main, ["bots", "list", "--url", "http://127.0.0.1:9"])
+    assert down.exit_code == 1 and "cannot reach the arena" in down.output
