@@ -14,9 +14,9 @@ import urllib3
 
 from bot_sdk.protocol import BotInfo, MalformedAnswer, encode, hello_request, parse_hello_answer
 from bot_sdk.signing import sign
+from workers.bot_client import connection_reason, excerpt
 
 MAX_ANSWER_BYTES = 64 * 1024
-_EXCERPT = 200
 
 
 class HandshakeError(Exception):
@@ -47,7 +47,9 @@ def hello(url: str, secret: str, *, timeout_s: float) -> BotInfo:
                 f"{where} did not answer the hello within {timeout_s:g} s"
             ) from None
         except (requests.ConnectionError, urllib3.exceptions.ProtocolError) as error:
-            raise HandshakeError(f"could not connect to {where}: {_reason(error)}") from None
+            raise HandshakeError(
+                f"could not connect to {where}: {connection_reason(error)}"
+            ) from None
     if 300 <= response.status_code < 400:
         target = response.headers.get("Location", "?")
         raise HandshakeError(
@@ -56,7 +58,7 @@ def hello(url: str, secret: str, *, timeout_s: float) -> BotInfo:
         )
     if not 200 <= response.status_code < 300:
         raise HandshakeError(
-            f"{where} answered the hello with HTTP {response.status_code}: {_excerpt(content)}"
+            f"{where} answered the hello with HTTP {response.status_code}: {excerpt(content)}"
         )
     try:
         return parse_hello_answer(content)
@@ -85,26 +87,3 @@ def _read(response: requests.Response, deadline: float, timeout_s: float) -> byt
 def _where(url: str) -> str:
     parts = urlsplit(url)
     return f"the bot at {parts.scheme}://{parts.netloc}{parts.path}"
-
-
-def _reason(error: BaseException) -> str:
-    """The innermost cause of a connection error, in words."""
-    cause: BaseException | None = error
-    while cause is not None:
-        if isinstance(cause, ConnectionRefusedError):
-            return "connection refused (is the bot running, on that port?)"
-        if "Name or service not known" in str(cause) or "nodename nor servname" in str(cause):
-            return "the host name does not resolve"
-        cause = cause.__cause__ or cause.__context__ or _first_arg(cause)
-    return str(error)[:_EXCERPT]
-
-
-def _first_arg(error: BaseException) -> BaseException | None:
-    return next((a for a in error.args if isinstance(a, BaseException)), None)
-
-
-def _excerpt(content: bytes) -> str:
-    text = content.decode("utf-8", "replace").strip()
-    if not text:
-        return "(empty body)"
-    return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…"

@@ -32,15 +32,18 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from bot_sdk.protocol import (
     AnswerError,
+    BotInfo,
     Message,
     decision_request,
     encode,
     hand_end_notice,
+    hello_request,
     match_end_notice,
     parse_answer,
+    parse_hello_answer,
 )
 from bot_sdk.signing import sign
-from referee import HandResult, Observation, Outcome
+from referee import HandResult, Observation, Outcome, Rules
 from replays.log import SeatInfo, Status, status_of
 from workers.addresses import is_public
 from workers.match import Reply
@@ -59,6 +62,10 @@ Clock = Callable[[], float]
 
 class PrivateAddressError(OSError):
     """The connection's peer is not a public address."""
+
+
+class HelloError(Exception):
+    """The bot did not complete the ``hello`` before its match; the message says why."""
 
 
 class _DeadlineError(Exception):
@@ -225,7 +232,9 @@ class HttpSeat:
                 'object such as {"card": "QS"}',
             )
         except requests.RequestException as error:
-            return fault(Status.ERROR, f"could not reach {self._where()}: {_reason(error)}")
+            return fault(
+                Status.ERROR, f"could not reach {self._where()}: {connection_reason(error)}"
+            )
         if 300 <= code < 400:
             return fault(
                 Status.ERROR,
@@ -233,19 +242,61 @@ class HttpSeat:
                 "redirects; register the final URL",
             )
         if not 200 <= code < 300:
-            return fault(Status.ERROR, f"HTTP {code}: {_excerpt(content)}")
+            return fault(Status.ERROR, f"HTTP {code}: {excerpt(content)}")
         try:
             answer = content.decode("utf-8")
         except UnicodeDecodeError:
             return fault(
                 Status.INVALID,
-                f"the answer is not UTF-8 JSON (it starts {_excerpt(content)!r})",
+                f"the answer is not UTF-8 JSON (it starts {excerpt(content)!r})",
             )
         try:
             move = parse_answer(obs.decision.kind, content, obs)
         except AnswerError as error:
             return fault(status_of(error), str(error), answer)
         return Reply(move, Status.OK, self._ms_since(start), answer, None, sha)
+
+    def hello(
+        self,
+        *,
+        match_id: str,
+        rules: Rules,
+        time_limit_ms: int,
+        time_bank_ms: int,
+        timeout_s: float,
+    ) -> BotInfo:
+        """The handshake before the match, within ``timeout_s`` in all: the bot's name and
+        version, or :class:`HelloError`."""
+        request = hello_request(
+            match_id=match_id,
+            seat=self.info.seat,
+            rules=rules,
+            time_limit_ms=time_limit_ms,
+            time_bank_ms=time_bank_ms,
+        )
+        try:
+            code, location, content = self._post(encode(request), timeout_s)
+        except _DeadlineError:
+            raise HelloError(f"no complete hello answer within {timeout_s:g} s") from None
+        except _TooLargeError:
+            raise HelloError(
+                f"the hello answer is larger than {MAX_ANSWER_BYTES // 1024} KiB"
+            ) from None
+        except requests.RequestException as error:
+            raise HelloError(
+                f"could not reach {self._where()}: {connection_reason(error)}"
+            ) from None
+        if 300 <= code < 400:
+            raise HelloError(
+                f"HTTP {code} redirecting to {location or '?'}: the arena does not follow "
+                "redirects; register the final URL"
+            )
+        if not 200 <= code < 300:
+            raise HelloError(f"HTTP {code} to the hello: {excerpt(content)}")
+        try:
+            return parse_hello_answer(content)
+        except AnswerError as error:
+            raise HelloError(f"the hello answer is wrong: {error}") from None
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
         self._notify(hand_end_notice(result, obs, match_id=match_id))
@@ -314,8 +365,9 @@ class HttpSeat:
         return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
-def _reason(error: BaseException) -> str:
-    """The innermost useful cause of a connection error, in words."""
+def connection_reason(error: BaseException) -> str:
+    """The innermost useful cause of a connection error, in words a bot author can act on
+    (shared with the registration handshake)."""
     cause: BaseException | None = error
     while cause is not None:
         if isinstance(cause, PrivateAddressError):
@@ -324,6 +376,8 @@ def _reason(error: BaseException) -> str:
             return "connection refused (is the bot running, on that port?)"
         if isinstance(cause, requests.ConnectTimeout):
             return f"no connection within {CONNECT_TIMEOUT_S:g} s"
+        if "Name or service not known" in str(cause) or "nodename nor servname" in str(cause):
+            return "the host name does not resolve"
         cause = cause.__cause__ or cause.__context__ or _first_arg(cause)
     return str(error)[:_EXCERPT]
 
@@ -332,7 +386,8 @@ def _first_arg(error: BaseException) -> BaseException | None:
     return next((a for a in error.args if isinstance(a, BaseException)), None)
 
 
-def _excerpt(content: bytes) -> str:
+def excerpt(content: bytes) -> str:
+    """The start of a body, for an error message."""
     text = content.decode("utf-8", "replace").strip()
     if not text:
         return "(empty body)"

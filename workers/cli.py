@@ -4,18 +4,28 @@ schedules. Both read the configuration from the environment (docs/OPERATIONS.md)
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import time
+from types import FrameType
 
 import click
 import redis
 from rq.cron import CronScheduler
+from rq.exceptions import StopRequested
 
 from workers.config import Config
 from workers.jobs import run_schedule
-from workers.queueing import make_worker
+from workers.queueing import ArenaWorker, make_worker
 from workers.store import Store
 
 REDIS_WAIT_S = 30.0
+"""How long a starting process waits for Redis before giving up."""
+RESTART_BACKOFF_S = (1.0, 30.0)
+"""A worker whose loop ended because Redis went away starts a new loop after the first delay,
+doubled after each loop that ends within a minute, up to the second."""
+_STEADY_S = 60.0
 
 
 @click.group()
@@ -23,16 +33,17 @@ def main() -> None:
     """The arena's RQ workers."""
 
 
-def _connect(config: Config) -> redis.Redis:
-    """Redis, waited for: the processes of the Procfile start in any order."""
+def _connect(config: Config, *, wait_s: float | None = REDIS_WAIT_S) -> redis.Redis:
+    """Redis, waited for (``wait_s`` None: as long as it takes): the processes of the Procfile
+    start in any order, and a restarted Redis answers again after loading its data."""
     connection = redis.Redis.from_url(config.redis_url)
-    deadline = time.monotonic() + REDIS_WAIT_S
+    deadline = None if wait_s is None else time.monotonic() + wait_s
     while True:
         try:
             connection.ping()
             return connection
         except (redis.ConnectionError, redis.BusyLoadingError) as error:
-            if time.monotonic() > deadline:
+            if deadline is not None and time.monotonic() > deadline:
                 raise click.ClickException(
                     f"Redis at {config.redis_url} is not answering after {REDIS_WAIT_S:.0f} s: "
                     f"{error}"
@@ -43,10 +54,49 @@ def _connect(config: Config) -> redis.Redis:
 @main.command()
 @click.option("--burst", is_flag=True, help="Stop when the queue is empty.")
 def worker(burst: bool) -> None:
-    """Play tournaments and matches from the arena's queue."""
+    """Play tournaments and matches from the arena's queue.
+
+    rq's work loop ends when Redis goes away (a restart, a failover) while the worker is busy or
+    sweeping; this command then waits for Redis and starts a new loop, so a Redis restart needs
+    no worker restart. A match interrupted by it is played again (docs/OPERATIONS.md)."""
     config = Config.from_environment()
     connection = _connect(config)
-    make_worker(config, connection).work(burst=burst)
+    delay = RESTART_BACKOFF_S[0]
+    while True:
+        arena_worker = make_worker(config, connection)
+        started = time.monotonic()
+        # rq's teardown raises when it cannot reach Redis either: the loop ended because of it
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+            arena_worker.work(burst=burst)
+        if burst or arena_worker.stop_signalled:
+            return
+        _abandon_horse(arena_worker)
+        if time.monotonic() - started > _STEADY_S:
+            delay = RESTART_BACKOFF_S[0]
+        click.echo(f"worker: the work loop ended (Redis lost?); a new one in {delay:g} s", err=True)
+        for stop_signal in (signal.SIGINT, signal.SIGTERM):  # the next work() installs rq's
+            signal.signal(stop_signal, _stop_waiting)
+        try:
+            time.sleep(delay)
+            connection = _connect(config, wait_s=None)
+        except StopRequested:
+            return
+        delay = min(2 * delay, RESTART_BACKOFF_S[1])
+
+
+def _stop_waiting(signum: int, frame: FrameType | None) -> None:
+    raise StopRequested
+
+
+def _abandon_horse(arena_worker: ArenaWorker) -> None:
+    """Stop the work horse of a loop that ended mid-job. Its job is still in rq's started
+    registry; with no heartbeat it is found abandoned and retried, and its match is played
+    again from the deal seed (nothing of the half-played match was recorded)."""
+    if not arena_worker.horse_pid:
+        return
+    arena_worker.kill_horse()
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(arena_worker.horse_pid, 0)
 
 
 @main.command()
@@ -57,12 +107,18 @@ def cron() -> None:
     config = Config.from_environment()
     connection = _connect(config)
     scheduler = CronScheduler(connection=connection)
-    for schedule in Store(connection, config.secret_key).list_schedules():
+    register_schedules(scheduler, Store(connection, config.secret_key), config.queue_name)
+    scheduler.start()
+
+
+def register_schedules(scheduler: CronScheduler, store: Store, queue_name: str) -> None:
+    """One cron job per stored schedule: ``run_schedule(schedule_id)`` on ``queue_name`` when
+    the schedule's cron expression fires."""
+    for schedule in store.list_schedules():
         scheduler.register(
             run_schedule,
-            queue_name=config.queue_name,
+            queue_name=queue_name,
             args=(schedule.id,),
             cron=schedule.cron,
             name=f"schedule-{schedule.id}",
         )
-    scheduler.start()

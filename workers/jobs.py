@@ -14,10 +14,10 @@ import time
 from rq import Queue
 
 from bot_sdk.house import house_bot
-from referee import Game
+from referee import Game, Rules
 from replays.integrity import key_id_of, private_key_from_pem, seal
-from replays.log import SeatInfo
-from workers.bot_client import HttpSeat
+from replays.log import SeatInfo, TimeControl
+from workers.bot_client import HelloError, HttpSeat
 from workers.config import Config
 from workers.match import InProcessSeat, SeatPlayer, play_match
 from workers.queueing import enqueue_match
@@ -83,6 +83,7 @@ def run_match(match_id: str) -> None:
     store.mark_match_running(match_id)
     players = [_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
     try:
+        hello_failures = _greet(players, match_id, rules, spec.time_control, config)
         log = play_match(
             Game(rules, seed=seed),
             players,
@@ -94,6 +95,7 @@ def run_match(match_id: str) -> None:
             rated=spec.rated,
             started_at=timestamp(time.time()),
             finished_at=lambda: timestamp(time.time()),
+            extra={"hello": hello_failures} if hello_failures else None,
         )
     finally:
         for player in players:
@@ -105,6 +107,32 @@ def run_match(match_id: str) -> None:
         else store.replay_key()
     )
     store.record_result(match_id, seal(log.to_json(), key, key_id=key_id_of(key.public_key())))
+
+
+def _greet(
+    players: list[SeatPlayer], match_id: str, rules: Rules, tc: TimeControl, config: Config
+) -> dict[str, str]:
+    """Send the protocol's ``hello`` to every HTTP seat before the match and log the version
+    each bot answers in its seat's info. A failed hello does not stop the match (the seat's
+    decisions fault as usual if the bot is really down): it is returned, by seat, for the
+    log's ``extra``."""
+    failures: dict[str, str] = {}
+    for player in players:
+        if not isinstance(player, HttpSeat):
+            continue
+        try:
+            answer = player.hello(
+                match_id=match_id,
+                rules=rules,
+                time_limit_ms=tc.decision_ms,
+                time_bank_ms=tc.bank_ms,
+                timeout_s=config.handshake_timeout_s,
+            )
+        except HelloError as error:
+            failures[str(player.info.seat)] = str(error)
+            continue
+        player.info = dataclasses.replace(player.info, version=answer.version)
+    return failures
 
 
 def _player(store: Store, config: Config, seat: int, participant: str, seed: str) -> SeatPlayer:

@@ -13,6 +13,7 @@ each setting.
 
 from __future__ import annotations
 
+from types import FrameType
 from typing import Any
 
 import redis
@@ -55,6 +56,13 @@ class ArenaWorker(Worker):
     def __init__(self, *args: Any, abandoned_after_s: int = 60, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.abandoned_after_s = abandoned_after_s
+        self.stop_signalled = False
+        """SIGTERM or SIGINT arrived: the work loop ended on request, not because Redis went
+        away (``python -m workers worker`` starts a new loop only in that second case)."""
+
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_signalled = True
+        super().request_stop(signum, frame)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         beat = self.job_monitoring_interval

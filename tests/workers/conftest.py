@@ -60,10 +60,15 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def config(redis_server: str, tmp_path: Path) -> Config:
     redis.Redis.from_url(redis_server).flushdb()
-    key_path = tmp_path / "replay.pem"
+    return arena_config(redis_server, tmp_path)
+
+
+def arena_config(redis_url: str, directory: Path) -> Config:
+    """The tests' configuration on ``redis_url``, with a replay key made in ``directory``."""
+    key_path = directory / "replay.pem"
     key_path.write_bytes(private_key_pem(generate_key()))
     return Config(
-        redis_url=redis_server,
+        redis_url=redis_url,
         secret_key=Fernet.generate_key().decode(),
         allow_private_endpoints=True,
         replay_key_path=key_path,

@@ -1,0 +1,90 @@
+"""Redis killed with SIGKILL mid-tournament and started again on its data: a real
+`python -m workers worker` process against the arena's own Redis (append-only, ``appendfsync
+always``). No finished match is lost, the interrupted one is played again, every match is
+recorded once, and the same worker process finishes the tournament."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.workers.conftest import arena_config
+from tests.workers.test_worker_tournaments import (
+    Deliberate,
+    _assert_counted_once,
+    _done,
+    _logs,
+    _register,
+    _start,
+    _wait,
+)
+from workers.config import Config
+from workers.records import MatchStatus
+from workers.redis_server import RedisProcess, start_redis
+from workers.store import Store
+
+
+class Servers:
+    """The test's Redis, which the test replaces by a restarted one."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.current: RedisProcess = start_redis(directory, fsync="always")
+
+    def crash_and_restart(self) -> None:
+        self.current.kill()
+        self.current = start_redis(self.directory, port=self.current.port, fsync="always")
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[Servers]:
+    servers = Servers(tmp_path / "redis")
+    yield servers
+    servers.current.stop()
+
+
+@pytest.fixture
+def config(servers: Servers, tmp_path: Path) -> Config:
+    return arena_config(servers.current.url, tmp_path)
+
+
+def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_completes(
+    config: Config,
+    store: Store,
+    servers: Servers,
+    start_worker: Callable[[], Any],
+) -> None:
+    with ExitStack() as stack:
+        bot = _register(store, stack, Deliberate, "deliberate")
+        tournament_id = _start(config, store, [bot])  # filled with three house bots: 4 matches
+        worker = start_worker()
+
+        def matches() -> list[Any]:
+            return store.list_matches(page=1, per_page=10, tournament_id=tournament_id).items
+
+        def mid_tournament() -> bool:
+            statuses = {m.status for m in matches()}
+            return {MatchStatus.DONE, MatchStatus.RUNNING} <= statuses
+
+        _wait(mid_tournament, 60, "a recorded match and one being played")
+        time.sleep(0.3)
+        before = {m.id: (m.result, store.replay_blob(m.id)) for m in matches() if m.result}
+        servers.crash_and_restart()
+        running = {m.id for m in matches() if m.status is MatchStatus.RUNNING}
+        assert running  # interrupted: it must be played again
+        assert {m.id for m in matches() if m.status is MatchStatus.DONE} == set(before)
+        _wait(lambda: _done(store, tournament_id), 90, "the tournament to finish after the restart")
+        assert worker.poll() is None  # the worker outlived Redis: no process manager needed
+        _assert_counted_once(store, tournament_id, 4, 4)
+        logs = _logs(config, store, tournament_id)
+        assert len(logs) == 4 and running <= set(logs)
+        for match_id, (result, blob) in before.items():  # untouched by what came after
+            match = store.get_match(match_id)
+            assert match is not None and match.result == result
+            assert store.replay_blob(match_id) == blob
+        assert len(store.rating_history(bot)) == 4
