@@ -8,7 +8,6 @@ from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from replays.integrity import private_key_from_pem
 from service import errors
 from service.api import bots, health, ladder, matches, schedules, tournaments
 from service.auth import SECURITY_SCHEMES
@@ -55,10 +54,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
     if config.trust_proxy_headers:
         n = config.trust_proxy_headers
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)
-    key = None
-    if config.replay_key_path is not None:
-        key = private_key_from_pem(config.replay_key_path.read_bytes())
-    install(app, Arena(config, store or Store.from_url(config.redis_url, config.secret_key), key))
+    install(app, Arena(config, store or Store.from_url(config.redis_url, config.secret_key)))
     limiter.init_app(app)
     api = ArenaApi(app, spec_kwargs={"components": {"securitySchemes": SECURITY_SCHEMES}})
     for blueprint in (

@@ -17,12 +17,10 @@ EXTENSION = "gongzhu"
 class Arena:
     config: Config
     store: Store
-    configured_key: Ed25519PrivateKey | None
-    """The key that seals match logs, from ``GONGZHU_REPLAY_KEY`` (None when not set)."""
 
     def replay_key(self) -> Ed25519PrivateKey:
-        """The key the workers seal logs with: the configured one, else the one kept in Redis."""
-        return self.configured_key or self.store.replay_key()
+        """The key the workers seal logs with (see :meth:`Store.replay_key`)."""
+        return self.store.replay_key(self.config.replay_key_path)
 
 
 def install(app: Flask, arena: Arena) -> None:

@@ -15,7 +15,7 @@ from rq import Queue
 
 from bot_sdk.house import house_bot
 from referee import Game, Rules
-from replays.integrity import key_id_of, private_key_from_pem, seal
+from replays.integrity import key_id_of, seal
 from replays.log import SeatInfo, TimeControl
 from workers.bot_client import HelloError, HttpSeat
 from workers.config import Config
@@ -101,11 +101,7 @@ def run_match(match_id: str) -> None:
         for player in players:
             if isinstance(player, HttpSeat):
                 player.close()
-    key = (
-        private_key_from_pem(config.replay_key_path.read_bytes())
-        if config.replay_key_path is not None
-        else store.replay_key()
-    )
+    key = store.replay_key(config.replay_key_path)
     store.record_result(match_id, seal(log.to_json(), key, key_id=key_id_of(key.public_key())))
 
 

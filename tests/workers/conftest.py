@@ -4,12 +4,9 @@ runs it), flushed before each test; the arena's keys; RQ worker subprocesses."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,42 +16,17 @@ from cryptography.fernet import Fernet
 
 from replays.integrity import generate_key, private_key_pem
 from workers.config import Config
+from workers.redis_server import start_redis
 from workers.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-    directory = tmp_path_factory.mktemp("redis")
-    port = _free_port()
-    options = ["--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory)]
-    persistence = ["--appendonly", "yes", "--appendfsync", "everysec", "--save", ""]
-    process = subprocess.Popen(
-        [binary, *options, *persistence], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                raise RuntimeError("redis-server did not start") from None
-            time.sleep(0.02)
-    yield url
-    process.terminate()
-    process.wait(10)
+    server = start_redis(tmp_path_factory.mktemp("redis"), fsync="everysec")
+    yield server.url
+    server.stop()
 
 
 @pytest.fixture
