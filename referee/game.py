@@ -294,7 +294,8 @@ class Game:
         mask = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
         best = (mask & led).bit_length() - 1
         winner = (leader + trick.index(best)) % 4
-        self.tricks.append(Trick(leader, (c0, c1, c2, c3), winner))
+        # tuple.__new__ skips the NamedTuple's Python-level __new__ (13 times a hand).
+        self.tricks.append(tuple.__new__(Trick, (leader, (c0, c1, c2, c3), winner)))
         self.taken[winner] |= mask
         self.opened |= led
         self.trick = []
@@ -675,7 +676,7 @@ class Game:
     # -- undo ----------------------------------------------------------------------------------
 
     def _snapshot(self) -> _Snapshot:
-        return _Snapshot(
+        fields = (
             (
                 self.hand_number, self.phase, self.dealer, self.first_leader, self.leader,
                 self.to_move, self.exposed, self.opened, self.hearts_broken, self._led_mask,
@@ -688,6 +689,7 @@ class Game:
             (len(self.tricks), len(self.results), len(self.deals), len(self.hand_tricks)),
             self.tricks,
         )  # fmt: skip
+        return tuple.__new__(_Snapshot, fields)
 
     def _restore(self, snap: _Snapshot) -> None:
         (

@@ -153,15 +153,8 @@ def score_seat(
     if capped:
         assert hand_cap is not None
         score = hand_cap
-    return SeatScore(
-        taken=CardSet(scoring),
-        hearts=hearts,
-        all_hearts=all_hearts,
-        pig=pig,
-        goat=goat,
-        transformer_bonus=transformer_bonus,
-        multiplier=multiplier,
-        qd_bonus=qd_bonus,
-        capped=capped,
-        score=score,
-    )
+    # Fields in declaration order; tuple.__new__ skips the NamedTuple's Python-level __new__,
+    # which is most of the cost of scoring a seat in the compiled build.
+    fields = (CardSet(scoring), hearts, all_hearts, pig, goat, transformer_bonus, multiplier,
+              qd_bonus, capped, score)  # fmt: skip
+    return tuple.__new__(SeatScore, fields)
