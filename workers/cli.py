@@ -1,6 +1,7 @@
 """The workers' command line: ``python -m workers worker`` runs an RQ worker on the arena's
 queue, ``python -m workers cron`` runs rq's cron scheduler with the stored tournament
-schedules. Both read the configuration from the environment (docs/OPERATIONS.md)."""
+schedules (:mod:`workers.cron`). Both read the configuration from the environment and ride out
+a Redis restart (docs/OPERATIONS.md)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,10 @@ from types import FrameType
 
 import click
 import redis
-from rq.cron import CronScheduler
 from rq.exceptions import StopRequested
 
 from workers.config import Config
-from workers.jobs import run_schedule
+from workers.cron import ArenaCron
 from workers.queueing import ArenaWorker, make_worker
 from workers.store import Store
 
@@ -74,14 +74,23 @@ def worker(burst: bool) -> None:
         if time.monotonic() - started > _STEADY_S:
             delay = RESTART_BACKOFF_S[0]
         click.echo(f"worker: the work loop ended (Redis lost?); a new one in {delay:g} s", err=True)
-        for stop_signal in (signal.SIGINT, signal.SIGTERM):  # the next work() installs rq's
-            signal.signal(stop_signal, _stop_waiting)
-        try:
-            time.sleep(delay)
-            connection = _connect(config, wait_s=None)
-        except StopRequested:
+        reconnected = _reconnect(config, delay)
+        if reconnected is None:
             return
+        connection = reconnected
         delay = min(2 * delay, RESTART_BACKOFF_S[1])
+
+
+def _reconnect(config: Config, delay: float) -> redis.Redis | None:
+    """After ``delay``, Redis as soon as it answers again; None if SIGINT or SIGTERM came first.
+    (rq's loops install their own signal handlers; these hold while we wait between loops.)"""
+    for stop_signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop_signal, _stop_waiting)
+    try:
+        time.sleep(delay)
+        return _connect(config, wait_s=None)
+    except StopRequested:
+        return None
 
 
 def _stop_waiting(signum: int, frame: FrameType | None) -> None:
@@ -101,24 +110,21 @@ def _abandon_horse(arena_worker: ArenaWorker) -> None:
 
 @main.command()
 def cron() -> None:
-    """Queue a round of each stored schedule when its cron expression fires (``rq cron``).
+    """Queue a round of each stored schedule when its cron expression fires (rq's cron).
 
-    Schedules are read at start: restart the process after adding or deleting one."""
+    A schedule created or deleted through the API takes effect within 10 s. When Redis goes away
+    the scheduler waits for it and starts again, re-reading the schedules; a fire time that
+    passes while Redis is down is skipped (docs/OPERATIONS.md)."""
     config = Config.from_environment()
     connection = _connect(config)
-    scheduler = CronScheduler(connection=connection)
-    register_schedules(scheduler, Store(connection, config.secret_key), config.queue_name)
-    scheduler.start()
-
-
-def register_schedules(scheduler: CronScheduler, store: Store, queue_name: str) -> None:
-    """One cron job per stored schedule: ``run_schedule(schedule_id)`` on ``queue_name`` when
-    the schedule's cron expression fires."""
-    for schedule in store.list_schedules():
-        scheduler.register(
-            run_schedule,
-            queue_name=queue_name,
-            args=(schedule.id,),
-            cron=schedule.cron,
-            name=f"schedule-{schedule.id}",
-        )
+    while True:
+        scheduler = ArenaCron(Store(connection, config.secret_key), config.queue_name)
+        # start() returns on SIGINT or SIGTERM, and raises when it cannot reach Redis
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+            scheduler.start()
+            return
+        click.echo("cron: Redis lost; the scheduler starts again when it answers", err=True)
+        reconnected = _reconnect(config, RESTART_BACKOFF_S[0])
+        if reconnected is None:
+            return
+        connection = reconnected

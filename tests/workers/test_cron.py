@@ -4,21 +4,31 @@ creates and starts a ladder round among the bots active at that time."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
+from typing import TypeVar
 
 import pytest
+import redis
 from rq import Queue
 from rq.cron import CronScheduler
 
 from referee import Rules
 from replays.log import TimeControl
-from tests.workers.conftest import environment
-from workers.cli import register_schedules
+from tests.workers.conftest import ROOT, arena_config, environment, stop_workers
 from workers.config import Config
+from workers.cron import SYNC_S, ArenaCron, cron_job_name
 from workers.jobs import run_schedule
 from workers.queueing import match_job_id
 from workers.records import BotStatus, Format, TournamentSpec, TournamentStatus
+from workers.redis_server import start_redis
 from workers.store import Store
+
+T = TypeVar("T")
 
 TEMPLATE = TournamentSpec(
     name="ladder round",
@@ -34,21 +44,81 @@ def test_a_stored_schedule_is_queued_at_its_cron_time(
 ) -> None:
     minutely = store.create_schedule("* * * * *", TEMPLATE)
     nightly = store.create_schedule("0 3 * * *", TEMPLATE)
-    scheduler = CronScheduler(connection=store.redis)
-    register_schedules(scheduler, store, config.queue_name)
+    scheduler = ArenaCron(store, config.queue_name)
+    assert scheduler.enqueue_jobs() == []  # nothing is due before its time
     jobs = {job.name: job for job in scheduler.get_jobs()}
-    assert set(jobs) == {f"schedule-{minutely.id}", f"schedule-{nightly.id}"}
-    cron_job = jobs[f"schedule-{minutely.id}"]
+    assert set(jobs) == {cron_job_name(minutely.id), cron_job_name(nightly.id)}
+    cron_job = jobs[cron_job_name(minutely.id)]
     assert (cron_job.func, cron_job.args) == (run_schedule, (minutely.id,))
     assert (cron_job.cron, cron_job.queue_name) == ("* * * * *", config.queue_name)
     fires_at = cron_job.next_enqueue_time
-    assert scheduler.enqueue_jobs() == []  # nothing is due before its time
     # the clock reaches the next minute (rq's scheduler loop reads rq.cron.now)
     monkeypatch.setattr("rq.cron.now", lambda: fires_at + timedelta(seconds=1))
-    assert [job.name for job in scheduler.enqueue_jobs()] == [f"schedule-{minutely.id}"]
+    assert [job.name for job in scheduler.enqueue_jobs()] == [cron_job_name(minutely.id)]
     queue = Queue(config.queue_name, connection=store.redis)
     queued = [job for job in queue.get_jobs() if job.func_name == "workers.jobs.run_schedule"]
     assert [job.args for job in queued] == [(minutely.id,)]
+
+
+def test_schedules_created_or_deleted_later_are_picked_up_without_a_restart(
+    config: Config, store: Store
+) -> None:
+    first = store.create_schedule("0 3 * * *", TEMPLATE)
+    scheduler = ArenaCron(store, config.queue_name)
+    scheduler.enqueue_jobs()
+    kept = scheduler.get_jobs()[0]
+    second = store.create_schedule("30 4 * * 1", TEMPLATE)
+    scheduler.enqueue_jobs()
+    assert [job.name for job in scheduler.get_jobs()] == [
+        cron_job_name(first.id),
+        cron_job_name(second.id),
+    ]
+    assert scheduler.get_jobs()[0] is kept  # its next fire time is kept
+    assert store.delete_schedule(first.id)
+    scheduler.enqueue_jobs()
+    assert [job.name for job in scheduler.get_jobs()] == [cron_job_name(second.id)]
+    assert scheduler.calculate_sleep_interval() <= SYNC_S
+
+
+def test_the_cron_process_outlives_a_redis_outage(tmp_path: Path) -> None:
+    server = start_redis(tmp_path / "redis", fsync="always")
+    config = arena_config(server.url, tmp_path)
+    log = tmp_path / "cron.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "workers", "cron"],
+            cwd=ROOT,
+            env=environment(config),
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
+        )
+    try:
+        before = _wait_for(lambda: _schedulers(server.url), process, "a cron scheduler")
+        server.kill()  # and it stays down until the scheduler has noticed
+        _wait_for(lambda: b"Redis lost" in log.read_bytes(), process, "the outage noticed")
+        server = start_redis(tmp_path / "redis", port=server.port, fsync="always")
+        _wait_for(lambda: _schedulers(server.url) - before, process, "a new scheduler loop")
+    finally:
+        stop_workers([process])
+        server.stop()
+    assert process.returncode == 0  # SIGTERM stops it cleanly
+
+
+def _schedulers(url: str) -> set[str]:
+    return {scheduler.name for scheduler in CronScheduler.all(redis.Redis.from_url(url))}
+
+
+def _wait_for(
+    condition: Callable[[], T], process: subprocess.Popen[bytes], what: str, timeout: float = 40
+) -> T:
+    """``condition()`` once it is truthy, while ``process`` keeps running."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        assert process.poll() is None, f"the cron process exited, waiting for {what}"
+        assert time.monotonic() < deadline, f"no {what} in {timeout:g} s"
+        time.sleep(0.1)
+    return value
 
 
 def test_run_schedule_starts_a_round_among_all_active_bots(

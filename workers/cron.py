@@ -1,0 +1,55 @@
+"""Scheduled tournaments: rq's cron scheduler, kept in step with the stored schedules.
+
+``python -m workers cron`` runs an :class:`ArenaCron`: one rq cron job per stored schedule,
+queueing :func:`workers.jobs.run_schedule` when its cron expression fires. Before each round of
+enqueueing it reads the schedules again, so a schedule created or deleted through the API takes
+effect within :data:`SYNC_S` seconds, without restarting the process.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rq.cron import CronJob, CronScheduler
+
+from workers.jobs import run_schedule
+from workers.store import Store
+
+SYNC_S = 10.0
+"""The longest the scheduler sleeps before it reads the stored schedules again."""
+
+
+def cron_job_name(schedule_id: str) -> str:
+    return f"schedule-{schedule_id}"
+
+
+class ArenaCron(CronScheduler):
+    """rq's :class:`~rq.cron.CronScheduler` whose jobs are the store's schedules."""
+
+    def __init__(self, store: Store, queue_name: str, **kwargs: Any) -> None:
+        super().__init__(connection=store.redis, **kwargs)
+        self.store = store
+        self.queue_name = queue_name
+
+    def sync(self) -> None:
+        """Register the schedules that are new and drop the deleted ones. A kept job keeps its
+        next fire time (schedules are never edited, only created and deleted)."""
+        schedules = {cron_job_name(s.id): s for s in self.store.list_schedules()}
+        self._cron_jobs = [job for job in self._cron_jobs if job.name in schedules]
+        known = {job.name for job in self._cron_jobs}
+        for name, schedule in schedules.items():
+            if name not in known:
+                self.register(
+                    run_schedule,
+                    queue_name=self.queue_name,
+                    args=(schedule.id,),
+                    cron=schedule.cron,
+                    name=name,
+                )
+
+    def enqueue_jobs(self) -> list[CronJob]:
+        self.sync()
+        return super().enqueue_jobs()
+
+    def calculate_sleep_interval(self) -> float:
+        return min(super().calculate_sleep_interval(), SYNC_S)
