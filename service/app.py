@@ -9,7 +9,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import errors
-from service.api import bots, health, ladder, matches, schedules, tournaments
+from service.api import bots, health, ladder, matches, play, schedules, tournaments
 from service.auth import SECURITY_SCHEMES
 from service.context import Arena, install
 from service.docs import ASSETS_URL
@@ -64,6 +64,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
         schedules.blp,
         matches.blp,
         ladder.blp,
+        play.blp,
     ):
         api.register_blueprint(blueprint)
     app.register_blueprint(docs_assets)

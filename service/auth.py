@@ -15,7 +15,7 @@ from flask import request
 from flask_smorest import Blueprint
 
 from service.context import arena, store
-from service.errors import ApiError
+from service.errors import ApiError, ErrorSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,8 +54,7 @@ def operator_only(blp: Blueprint) -> Callable[[F], F]:
                 raise ApiError(403, "this token is not the operator's: use the operator token")
             return view(*args, **kwargs)
 
-        documented: F = blp.doc(security=[{"operator": []}])(checked)
-        return documented
+        return _documented(blp, checked, "operator", "the operator token")
 
     return decorate
 
@@ -77,7 +76,14 @@ def owner_only(blp: Blueprint) -> Callable[[F], F]:
                 raise ApiError(403, f"this token manages another bot, not {bot_id}")
             return view(*args, bot_id=bot_id, **kwargs)
 
-        documented: F = blp.doc(security=[{"owner": []}])(checked)
-        return documented
+        return _documented(blp, checked, "owner", "this bot's management token")
 
     return decorate
+
+
+def _documented(blp: Blueprint, view: F, scheme: str, whose: str) -> F:
+    """``view`` documented with its security scheme and its two refusals."""
+    for status, why in ((401, "no token, or one the arena does not know"), (403, f"not {whose}")):
+        view = blp.alt_response(status, schema=ErrorSchema, description=why)(view)
+    documented: F = blp.doc(security=[{scheme: []}])(view)
+    return documented

@@ -8,18 +8,17 @@ addresses, so that registering a bot cannot make the arena call into its own net
 Traceback (most recent call last):
 ...
 service.endpoints.EndpointError: the endpoint must be an http:// or https:// URL, not ftp://
->>> is_public(ipaddress.ip_address("::ffff:127.0.0.1"))
-False
 """
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
-from workers.addresses import is_public
+from workers.addresses import PrivateAddressError, ensure_public, is_public
+
+__all__ = ["MAX_URL_LENGTH", "EndpointError", "check_public", "check_url", "is_public"]
 
 MAX_URL_LENGTH = 2048
 
@@ -66,13 +65,10 @@ def check_public(url: str, resolve: Resolver | None = None) -> None:
     addresses = (resolve or resolve_host)(host, port)
     if not addresses:
         raise EndpointError(f"the host {host!r} has no address")
-    for text in addresses:
-        address = ipaddress.ip_address(text.split("%", 1)[0])
-        if not is_public(address):
-            raise EndpointError(
-                f"the host {host!r} resolves to {address}, a private, loopback, link-local or "
-                "reserved address: the endpoint must be reachable on the public internet"
-            )
+    try:
+        ensure_public(host, addresses)
+    except PrivateAddressError as error:
+        raise EndpointError(str(error)) from None
 
 
 def resolve_host(host: str, port: int) -> list[str]:

@@ -52,6 +52,9 @@ class BotUpdate(Schema):
     endpoint = fields.String(validate=validate.Length(min=1, max=MAX_URL_LENGTH))
     description = fields.String(validate=validate.Length(max=1000))
     contact = fields.String(validate=validate.Length(min=3, max=200))
+    allow_human_games = fields.Boolean(
+        metadata={"description": "let people choose the bot as an opponent on the Play page"}
+    )
 
 
 class BotPublicSchema(Schema):
@@ -61,6 +64,7 @@ class BotPublicSchema(Schema):
     status = fields.String()
     version = fields.String()
     created_at = fields.String()
+    allow_human_games = fields.Boolean()
 
 
 class BotSchema(BotPublicSchema):
@@ -257,6 +261,128 @@ class RatingPointSchema(Schema):
 class RatingHistorySchema(Schema):
     bot_id = fields.String()
     history = fields.List(fields.Nested(RatingPointSchema))
+
+
+# -- human games --------------------------------------------------------------------------------
+
+
+class PlayCreate(Schema):
+    opponents = fields.List(
+        fields.String(validate=validate.Length(min=1, max=64)),
+        load_default=lambda: ["house:normal"] * 3,
+        validate=validate.Length(equal=3),
+        metadata={
+            "description": "the computers at your right, across and left: house bots "
+            f"({', '.join(HOUSE_BOTS)}) or registered bots whose owners allow human games"
+        },
+    )
+    rules = RulesField(load_default=Rules, metadata={"description": "rules profile"})
+    seed = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "the deals' seed (default: a random one)"},
+    )
+    seat = fields.Integer(
+        validate=validate.Range(min=0, max=3),
+        metadata={"description": "your seat in play order (default: a random one)"},
+    )
+
+
+class PlayVersion(Schema):
+    version = fields.Integer(
+        required=True, metadata={"description": "the version of the state the move was made on"}
+    )
+
+
+class PlayMove(PlayVersion):
+    card = fields.String(metadata={"description": "the card to play"})
+    cards = fields.List(
+        fields.String(),
+        validate=validate.Length(max=13),
+        metadata={"description": "the cards to expose (none: don't expose) or to pass"},
+    )
+
+
+class PlayLevel(PlayVersion):
+    level = fields.String(
+        required=True,
+        validate=validate.OneOf([p.split(":", 1)[1] for p in HOUSE_BOTS]),
+        metadata={"description": "the house bots' difficulty from your next hand on"},
+    )
+
+
+class PlayStateArgs(Schema):
+    since = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata={"description": "answer the events of the decisions from this index on"},
+    )
+
+
+class PlayCardSchema(Schema):
+    card = fields.String()
+    playable = fields.Boolean(metadata={"description": "the referee allows choosing it now"})
+    reason = fields.String(allow_none=True, metadata={"description": "why it cannot be played"})
+    effect = fields.String(allow_none=True, metadata={"description": "exposing it: 'Pig ×2'"})
+
+
+class PlaySeatSchema(Schema):
+    seat = fields.Integer()
+    position = fields.String(metadata={"description": "bottom (you), right, top or left"})
+    name = fields.String()
+    kind = fields.String(metadata={"description": "human, house or bot"})
+    cards_held = fields.Integer()
+    exposed = fields.List(fields.String(), metadata={"description": "exposed, not yet played"})
+    taken = fields.List(fields.String(), metadata={"description": "scoring cards taken"})
+    hand_score = fields.Integer(metadata={"description": "the cards taken so far, scored"})
+    total = fields.Integer()
+
+
+class PlayEventSchema(Schema):
+    move = fields.Integer()
+    kind = fields.String(metadata={"description": "play, or exposed (all revealed at once)"})
+    hand = fields.Integer()
+    seat = fields.Integer(allow_none=True)
+    card = fields.String(allow_none=True)
+    trick = fields.Integer(allow_none=True)
+    winner = fields.Integer(allow_none=True, metadata={"description": "set on a trick's 4th card"})
+    exposed = fields.List(fields.List(fields.String()), allow_none=True)
+
+
+class PlayStateSchema(Schema):
+    id = fields.String()
+    match_id = fields.String()
+    version = fields.Integer()
+    moves = fields.Integer(metadata={"description": "decisions made so far"})
+    seat = fields.Integer()
+    opponents = fields.List(fields.String(), metadata={"description": "right, across, left"})
+    rules = fields.Dict()
+    phase = fields.String()
+    hand_number = fields.Integer()
+    trick_number = fields.Integer(metadata={"description": "1 to 13 in play, 0 before"})
+    to_move = fields.Integer(allow_none=True, metadata={"description": "whose card is awaited"})
+    decision = fields.Dict(allow_none=True, metadata={"description": "yours: kind and count"})
+    hand = fields.List(fields.Nested(PlayCardSchema))
+    seats = fields.List(fields.Nested(PlaySeatSchema))
+    trick = fields.List(fields.Dict())
+    last_trick = fields.Dict(allow_none=True)
+    markers = fields.List(fields.Dict(), metadata={"description": "pig, goat, transformer played"})
+    all_hearts_threat = fields.Integer(allow_none=True)
+    notice = fields.String(allow_none=True)
+    effects = fields.Dict(keys=fields.String(), values=fields.String())
+    difficulty = fields.Dict(allow_none=True)
+    hand_result = fields.Dict(allow_none=True, metadata={"description": "waiting for Next hand"})
+    outcome = fields.Dict(allow_none=True)
+    events = fields.List(fields.Nested(PlayEventSchema))
+
+
+class PlayHintSchema(Schema):
+    kind = fields.String()
+    cards = fields.List(fields.String())
+
+
+class PlayOpponentSchema(Schema):
+    id = fields.String()
+    name = fields.String()
+    kind = fields.String()
 
 
 # -- health -------------------------------------------------------------------------------------

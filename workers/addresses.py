@@ -1,20 +1,29 @@
 """Which network addresses the arena may call: global unicast only, unless private endpoints are
 allowed for development. The service checks a bot's URL with this at registration
-(``service.endpoints``); the workers check every connection's peer with it at connect time
-(``workers.bot_client``), so that a host re-resolving to a private address (DNS rebinding) is
-refused too.
+(``service.endpoints``); the bot transport (``workers.bot_http``) checks every address a host
+resolves to before it connects, and connects only to an address it checked, so a host
+re-resolving to a private address (DNS rebinding) never gets a connection either.
 
 >>> is_public(ipaddress.ip_address("93.184.216.34"))
 True
 >>> is_public(ipaddress.ip_address("::ffff:127.0.0.1"))
 False
+>>> ensure_public("bot.example", ["93.184.216.34", "10.0.0.1"])
+Traceback (most recent call last):
+...
+workers.addresses.PrivateAddressError: the host 'bot.example' resolves to 10.0.0.1, a private, ...
 """
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Iterable
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class PrivateAddressError(OSError):
+    """A host that resolves to an address the arena does not call."""
 
 
 def is_public(address: IPAddress) -> bool:
@@ -26,6 +35,8 @@ def is_public(address: IPAddress) -> bool:
             embedded = address.teredo[1]
         if embedded is not None:
             return is_public(embedded)
+        if address.is_site_local:  # fec0::/10: deprecated, but still routed privately
+            return False
     return address.is_global and not (
         address.is_multicast
         or address.is_private
@@ -34,3 +45,15 @@ def is_public(address: IPAddress) -> bool:
         or address.is_reserved
         or address.is_unspecified
     )
+
+
+def ensure_public(host: str, addresses: Iterable[str]) -> None:
+    """Raise :class:`PrivateAddressError` unless every one of the addresses ``host`` resolved
+    to (text, an IPv6 zone ``%eth0`` allowed) is public."""
+    for text in addresses:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+        if not is_public(address):
+            raise PrivateAddressError(
+                f"the host {host!r} resolves to {address}, a private, loopback, link-local or "
+                "reserved address: the endpoint must be reachable on the public internet"
+            )

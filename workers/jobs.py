@@ -81,7 +81,7 @@ def run_match(match_id: str) -> None:
         rules = dataclasses.replace(rules, fixed_hands=spec.format.hands)
     seed = store.match_seed(match_id) or match_id
     store.mark_match_running(match_id)
-    players = [_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
+    players = [seat_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
     try:
         hello_failures = _greet(players, match_id, rules, spec.time_control, config)
         log = play_match(
@@ -131,7 +131,7 @@ def _greet(
     return failures
 
 
-def _player(store: Store, config: Config, seat: int, participant: str, seed: str) -> SeatPlayer:
+def seat_player(store: Store, config: Config, seat: int, participant: str, seed: str) -> SeatPlayer:
     """A house bot in-process, or the registered bot over HTTP with its signing secrets."""
     if participant in HOUSE_BOTS:
         level = participant.split(":", 1)[1]

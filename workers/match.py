@@ -10,7 +10,7 @@ is auto-played and it is ranked last.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -132,9 +132,7 @@ def play_match(
         started_at=started_at,
         extra=extra,
     )
-    banks = [time_control.bank_ms] * 4
-    faults = [0, 0, 0, 0]
-    forfeited: set[int] = set()
+    book = FaultBook.fresh(time_control)
     seq = 0
     last_views: list[Observation] = []
     while not game.is_over():
@@ -147,31 +145,73 @@ def play_match(
             if _is_last_card(game):
                 # hand_end carries each seat's view as the last card was about to be played
                 last_views = [game.observation(s) for s in range(4)]
-            if seat in forfeited:
-                record = DecisionRecord(
-                    seat, decision.kind, fallback_move(obs), Status.FORFEIT_AUTOPLAY, ident
-                )
-            else:
-                record = _ask(
-                    players[seat], obs, match_id=match_id, ident=ident, tc=time_control, banks=banks
-                )
-                if record.status is not Status.OK:
-                    faults[seat] += 1
-                    if faults[seat] >= time_control.fault_limit:
-                        forfeited.add(seat)
-            recorder.apply(record)
+            recorder.apply(book.decide(players[seat], obs, match_id=match_id, ident=ident))
         if game.hand_number != hand or game.is_over():
             seq = 0
             result = game.results[-1]
             for s, player in enumerate(players):
-                if s not in forfeited:
+                if s not in book.forfeited:
                     _quietly(player.hand_end, result, last_views[s], match_id=match_id)
     outcome = game.outcome
     assert outcome is not None
     for seat, player in enumerate(players):
-        if seat not in forfeited:
+        if seat not in book.forfeited:
             _quietly(player.match_end, outcome, match_id=match_id, seat=seat)
-    return recorder.finish(forfeited=sorted(forfeited), faults=faults, finished_at=finished_at())
+    return recorder.finish(
+        forfeited=sorted(book.forfeited), faults=book.faults, finished_at=finished_at()
+    )
+
+
+@dataclass
+class FaultBook:
+    """Each seat's time bank and faults in one match, and the seats that have forfeited: asks a
+    seat's player through it and it applies the time control, the fallbacks and forfeits."""
+
+    time_control: TimeControl
+    banks: list[int]
+    faults: list[int]
+    forfeited: set[int]
+
+    @classmethod
+    def fresh(cls, time_control: TimeControl) -> FaultBook:
+        return cls(time_control, [time_control.bank_ms] * 4, [0, 0, 0, 0], set())
+
+    @classmethod
+    def from_records(
+        cls, time_control: TimeControl, records: Iterable[DecisionRecord]
+    ) -> FaultBook:
+        """The book after ``records`` (a match played in steps, such as a human game)."""
+        book = cls.fresh(time_control)
+        for record in records:
+            if record.time_bank_ms is not None and record.latency_ms is not None:
+                book.banks[record.seat] = time_control.charge(
+                    record.time_bank_ms, record.latency_ms
+                )[0]
+            if record.status not in (Status.OK, Status.FORFEIT_AUTOPLAY):
+                book.count_fault(record.seat)
+        return book
+
+    def count_fault(self, seat: int) -> None:
+        self.faults[seat] += 1
+        if self.faults[seat] >= self.time_control.fault_limit:
+            self.forfeited.add(seat)
+
+    def decide(
+        self, player: SeatPlayer, obs: Observation, *, match_id: str, ident: str
+    ) -> DecisionRecord:
+        """The record of ``obs.seat``'s decision: its player's answer, or the fallback after a
+        fault, or the fallback without asking once the seat has forfeited."""
+        assert obs.decision is not None
+        if obs.seat in self.forfeited:
+            return DecisionRecord(
+                obs.seat, obs.decision.kind, fallback_move(obs), Status.FORFEIT_AUTOPLAY, ident
+            )
+        record = _ask(
+            player, obs, match_id=match_id, ident=ident, tc=self.time_control, banks=self.banks
+        )
+        if record.status is not Status.OK:
+            self.count_fault(obs.seat)
+        return record
 
 
 def _ask(

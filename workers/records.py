@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from referee import Rules
-from replays.log import TimeControl
+from replays.log import DecisionRecord, TimeControl
 
 HOUSE_BOTS = ("house:easy", "house:normal", "house:hard")
 """Participants played in-process by the workers; every other participant is a registered bot."""
@@ -56,6 +56,8 @@ class Bot:
     """What the bot said in its last handshake."""
     created_at: str
     updated_at: str
+    allow_human_games: bool = False
+    """The owner lets people choose the bot as an opponent on the Play page."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,34 @@ class RatingPoint:
     @property
     def conservative(self) -> float:
         return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class HumanGame:
+    """A person's match against three computers, played one request at a time.
+
+    Only the settings and the decisions so far are stored: the referee's game is rebuilt by
+    replaying ``moves`` (see :mod:`workers.human`). ``version`` counts the writes, so that two
+    tabs cannot both apply a move to the same state.
+    """
+
+    id: str
+    match_id: str
+    """The id the finished match is recorded under (a replay like any other)."""
+    rules: Rules
+    seed: str
+    seat: int
+    """The person's seat; the computers sit at ``seat + 1``, ``seat + 2``, ``seat + 3``."""
+    opponents: tuple[str, str, str]
+    """The participant at each computer seat, in play order after the person."""
+    created_at: str
+    version: int = 0
+    moves: tuple[DecisionRecord, ...] = ()
+    acknowledged: int = 0
+    """Hands whose result the person has seen ("Next hand"); the computers wait until then."""
+    level_changes: tuple[tuple[int, str], ...] = ()
+    """``(from_hand, level)``: the house bots' difficulty from that hand on (latest wins)."""
+    recorded: bool = False
 
 
 @dataclass(frozen=True)

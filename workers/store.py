@@ -21,6 +21,10 @@ Keys (all under ``gz:``)::
     gz:schedules                    hash: schedule id -> schedule (JSON)
     gz:replay-key                   string: the arena's Ed25519 key (PEM) sealing match logs,
                                     generated once, used when no GONGZHU_REPLAY_KEY is set
+    gz:human-bots                   set of the bot ids whose owners allow human games
+    gz:play:{id}                    hash: a human game's settings, version and progress
+    gz:play:{id}:moves              list of its decisions (replay-log JSON), oldest first;
+                                    both expire HUMAN_GAME_TTL_S after the game's last write
 
 Signing secrets are encrypted with Fernet (the arena's ``GONGZHU_SECRET_KEY``); management
 tokens are kept only as SHA-256 hashes. :meth:`Store.record_result` counts a match exactly once,
@@ -50,11 +54,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from referee import Rules
 from replays.integrity import generate_key, pack, private_key_from_pem, private_key_pem
-from replays.log import MatchLog, TimeControl
+from replays.log import DecisionRecord, MatchLog, TimeControl
 from workers.records import (
     Bot,
     BotStatus,
     Format,
+    HumanGame,
     Match,
     MatchResult,
     MatchStatus,
@@ -79,6 +84,9 @@ _MATCHES = "gz:matches"
 _LADDER = "gz:ladder"
 _SCHEDULES = "gz:schedules"
 _REPLAY_KEY = "gz:replay-key"
+_HUMAN_BOTS = "gz:human-bots"
+HUMAN_GAME_TTL_S = 30 * 24 * 3600
+"""An abandoned human game is forgotten a month after its last move."""
 
 
 def _bot(bot_id: str) -> str:
@@ -121,6 +129,14 @@ def _history(bot_id: str) -> str:
     return f"gz:rating:{bot_id}:history"
 
 
+def _play(game_id: str) -> str:
+    return f"gz:play:{game_id}"
+
+
+def _play_moves(game_id: str) -> str:
+    return f"gz:play:{game_id}:moves"
+
+
 class StoreError(Exception):
     """A request the stored state does not allow; the message says why."""
 
@@ -135,6 +151,10 @@ class NotFound(StoreError):  # noqa: N818
 
 class WrongState(StoreError):  # noqa: N818
     """A transition from a state that does not allow it (resuming a retired bot, …)."""
+
+
+class StaleVersion(StoreError):  # noqa: N818
+    """A write based on a version of a human game that another request has changed since."""
 
 
 def new_id(prefix: str) -> str:
@@ -244,13 +264,27 @@ class Store:
             return None
         return bot_id.decode()
 
-    def update_bot(self, bot_id: str, **changes: str) -> Bot:
-        """Change ``endpoint``, ``description``, ``contact`` or ``version`` of a bot that is
-        not retired."""
+    def update_bot(self, bot_id: str, **changes: str | bool) -> Bot:
+        """Change ``endpoint``, ``description``, ``contact``, ``version`` or
+        ``allow_human_games`` of a bot that is not retired."""
         bot = self._changeable(bot_id)
         updated = replace(bot, **changes, updated_at=self._now())
-        self.redis.hset(_bot(bot_id), mapping=_bot_fields(updated))
+        pipe = self.redis.pipeline()
+        pipe.hset(_bot(bot_id), mapping=_bot_fields(updated))
+        if updated.allow_human_games:
+            pipe.sadd(_HUMAN_BOTS, bot_id)
+        else:
+            pipe.srem(_HUMAN_BOTS, bot_id)
+        pipe.execute()
         return updated
+
+    def human_game_bots(self) -> list[Bot]:
+        """The active bots whose owners allow human games, by name."""
+        found = self.get_bots(sorted(_strings_list(self.redis.smembers(_HUMAN_BOTS))))
+        playing = [
+            b for b in found.values() if b.allow_human_games and b.status is BotStatus.ACTIVE
+        ]
+        return sorted(playing, key=lambda b: b.name.casefold())
 
     def set_bot_status(self, bot_id: str, status: BotStatus) -> Bot:
         bot = self._changeable(bot_id)
@@ -572,6 +606,65 @@ class Store:
     def rating_history(self, bot_id: str) -> list[RatingPoint]:
         return [RatingPoint(**json.loads(p)) for p in self.redis.lrange(_history(bot_id), 0, -1)]
 
+    # -- human games ----------------------------------------------------------------------------
+
+    def create_human_game(self, game: HumanGame) -> HumanGame:
+        """Store a new human game with its first decisions (the computers' before the person's
+        first turn); its version becomes 1."""
+        stored = replace(game, version=1)
+        pipe = self.redis.pipeline()
+        self._write_human_game(pipe, stored, stored.moves)
+        pipe.execute()
+        return stored
+
+    def get_human_game(self, game_id: str) -> HumanGame | None:
+        pipe = self.redis.pipeline()
+        pipe.hgetall(_play(game_id))
+        pipe.lrange(_play_moves(game_id), 0, -1)
+        raw, moves = pipe.execute()
+        if not raw:
+            return None
+        return _human_game_from(game_id, _strings(raw), moves)
+
+    def save_human_game(self, game: HumanGame, new_moves: Sequence[DecisionRecord]) -> HumanGame:
+        """Store ``game`` with ``new_moves`` appended, if the stored version is still
+        ``game.version``; else raise :class:`StaleVersion`, changing nothing."""
+        key = _play(game.id)
+        saved = replace(game, version=game.version + 1, moves=(*game.moves, *new_moves))
+        with self.redis.pipeline() as pipe:
+            try:
+                pipe.watch(key)
+                version = pipe.hget(key, "version")
+                if version is None:
+                    raise NotFound(f"there is no game {game.id}")
+                if int(version) != game.version:
+                    raise StaleVersion(
+                        f"game {game.id} has changed since version {game.version} "
+                        f"(it is at {int(version)}): reload it"
+                    )
+                pipe.multi()
+                self._write_human_game(pipe, saved, new_moves)
+                pipe.execute()
+            except redis.WatchError:
+                raise StaleVersion(
+                    f"game {game.id} changed while this move was made: reload it"
+                ) from None
+        return saved
+
+    def mark_human_game_recorded(self, game: HumanGame) -> HumanGame:
+        """Note that the game's match is recorded (no new version: nothing the player sees)."""
+        self.redis.hset(_play(game.id), "recorded", "1")
+        return replace(game, recorded=True)
+
+    def _write_human_game(
+        self, pipe: Any, game: HumanGame, new_moves: Sequence[DecisionRecord]
+    ) -> None:
+        pipe.hset(_play(game.id), mapping={**_human_game_fields(game), "updated_at": self._now()})
+        if new_moves:
+            pipe.rpush(_play_moves(game.id), *(json.dumps(m.to_json()) for m in new_moves))
+        pipe.expire(_play(game.id), HUMAN_GAME_TTL_S)
+        pipe.expire(_play_moves(game.id), HUMAN_GAME_TTL_S)
+
     # -- helpers --------------------------------------------------------------------------------
 
     def _page(self, key: str, page: int, per_page: int) -> tuple[list[str], int]:
@@ -606,6 +699,7 @@ def _bot_fields(bot: Bot) -> dict[str, str]:
         "version": bot.version,
         "created_at": bot.created_at,
         "updated_at": bot.updated_at,
+        "allow_human_games": "1" if bot.allow_human_games else "0",
     }
 
 
@@ -620,6 +714,7 @@ def _bot_from(raw: Mapping[str, str]) -> Bot:
         version=raw["version"],
         created_at=raw["created_at"],
         updated_at=raw["updated_at"],
+        allow_human_games=raw.get("allow_human_games") == "1",
     )
 
 
@@ -681,6 +776,39 @@ def _result_json(log: MatchLog) -> dict[str, Any]:
         "hands": log.outcome.hands_played,
         "termination": log.outcome.termination.value,
     }
+
+
+def _human_game_fields(game: HumanGame) -> dict[str, str]:
+    return {
+        "match_id": game.match_id,
+        "rules": json.dumps(game.rules.to_json()),
+        "seed": game.seed,
+        "seat": str(game.seat),
+        "opponents": json.dumps(list(game.opponents)),
+        "created_at": game.created_at,
+        "version": str(game.version),
+        "acknowledged": str(game.acknowledged),
+        "level_changes": json.dumps([list(change) for change in game.level_changes]),
+        "recorded": "1" if game.recorded else "0",
+    }
+
+
+def _human_game_from(game_id: str, raw: Mapping[str, str], moves: Iterable[bytes]) -> HumanGame:
+    a, b, c = json.loads(raw["opponents"])
+    return HumanGame(
+        id=game_id,
+        match_id=raw["match_id"],
+        rules=Rules.from_json(json.loads(raw["rules"])),
+        seed=raw["seed"],
+        seat=int(raw["seat"]),
+        opponents=(a, b, c),
+        created_at=raw["created_at"],
+        version=int(raw["version"]),
+        moves=tuple(DecisionRecord.from_json(json.loads(m)) for m in moves),
+        acknowledged=int(raw["acknowledged"]),
+        level_changes=tuple((int(h), str(level)) for h, level in json.loads(raw["level_changes"])),
+        recorded=raw["recorded"] == "1",
+    )
 
 
 def _match_from(match_id: str, raw: Mapping[str, str]) -> Match:

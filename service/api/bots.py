@@ -14,7 +14,6 @@ from service.auth import owner_only
 from service.context import arena, store
 from service.endpoints import EndpointError, check_public, check_url
 from service.errors import ApiError, ErrorSchema, field_error
-from service.handshake import HandshakeError, hello
 from service.limits import limiter, register_limit
 from service.schemas import (
     BotCredentials,
@@ -26,6 +25,7 @@ from service.schemas import (
     SecretSchema,
     page_of,
 )
+from workers.bot_http import HelloError, handshake
 from workers.records import Bot, BotStatus
 from workers.store import NameTaken, NotFound, WrongState, new_secret
 
@@ -42,8 +42,13 @@ def _endpoint_checked(url: str, secret: str) -> str:
     except EndpointError as error:
         raise field_error(422, "endpoint", str(error)) from None
     try:
-        info = hello(url, secret, timeout_s=config.handshake_timeout_s)
-    except HandshakeError as error:
+        info = handshake(
+            url,
+            secret,
+            timeout_s=config.handshake_timeout_s,
+            allow_private=config.allow_private_endpoints,
+        )
+    except HelloError as error:
         raise field_error(422, "endpoint", str(error), error="handshake_failed") from None
     return info.version
 
@@ -104,9 +109,13 @@ class BotById(MethodView):
     @blp.response(200, BotSchema)
     @blp.alt_response(409, schema=ErrorSchema, description="the bot is retired")
     def patch(self, args: dict[str, Any], bot_id: str) -> dict[str, Any]:
-        """Change the endpoint (checked with a new handshake), description or contact."""
+        """Change the endpoint (checked with a new handshake), description or contact, or allow
+        or refuse human games (``allow_human_games``)."""
         if not args:
-            raise ApiError(422, "nothing to change: send endpoint, description or contact")
+            raise ApiError(
+                422,
+                "nothing to change: send endpoint, description, contact or allow_human_games",
+            )
         current = _owned(bot_id)
         if current.status is BotStatus.RETIRED:
             raise ApiError(409, f"bot {bot_id} is retired: a retired bot cannot be changed")

@@ -116,6 +116,7 @@ def get_tournament(tournament_id: str) -> dict[str, Any]:
 @operator_only(blp)
 @blp.response(202, TournamentSchema)
 @blp.alt_response(409, schema=ErrorSchema, description="already started, finished or cancelled")
+@blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def start(tournament_id: str) -> dict[str, Any]:
     """Queue the tournament for the workers."""
     tournament = _move(tournament_id, TournamentStatus.QUEUED, [TournamentStatus.CREATED])
@@ -128,6 +129,7 @@ def start(tournament_id: str) -> dict[str, Any]:
 @operator_only(blp)
 @blp.response(200, TournamentSchema)
 @blp.alt_response(409, schema=ErrorSchema, description="already finished or cancelled")
+@blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def cancel(tournament_id: str) -> dict[str, Any]:
     """Stop the tournament: no more of its matches are played; recorded ones stay."""
     live = [TournamentStatus.CREATED, TournamentStatus.QUEUED, TournamentStatus.RUNNING]

@@ -29,6 +29,7 @@ def replay_data(log: MatchLog) -> dict[str, Any]:
         totals = list(hand.result.totals)
     return {
         "match_id": log.match_id,
+        "human": bool(log.extra.get("human")),
         "seats": [{"seat": s.seat, "name": s.name, "bot_id": s.bot_id} for s in log.seats],
         "hands": hands,
     }

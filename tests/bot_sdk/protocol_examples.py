@@ -4,7 +4,7 @@ Each example sits in the doc between ``<!-- generated: NAME -->`` and ``<!-- /ge
 ``test_protocol_doc.py`` checks the doc is up to date. After a change to the protocol or the
 referee's observation, rewrite the doc with::
 
-    .venv/bin/python tests/bot_sdk/protocol_examples.py
+    .venv/bin/python -m tests.bot_sdk.protocol_examples
 """
 
 from __future__ import annotations

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import click
 import pytest
-from bot_sdk_support import play_obs
 from click.testing import CliRunner
 
 from bot_sdk.cli import load_bot, main
 from bot_sdk.client import BotUnreachableError, RemoteBot
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import BotInfo
+from tests.bot_sdk.bot_sdk_support import play_obs
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,6 @@ from wsgiref.types import StartResponse, WSGIEnvironment
 
 import pytest
 import requests
-from bot_sdk_support import RecordingBot, SlowBot, is_last_play, play_obs, running
 
 from bot_sdk.client import (
     BotHTTPError,
@@ -23,6 +22,7 @@ from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import BotInfo, Fault, MalformedAnswer, WrongKind
 from bot_sdk.server import BotApp, make_app
 from referee import CardSet, Game, Outcome, Play, RandomPlayer, Rules
+from tests.bot_sdk.bot_sdk_support import RecordingBot, SlowBot, is_last_play, play_obs, running
 
 SECRET = "client-secret"
 

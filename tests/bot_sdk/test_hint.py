@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from house_support import PROFILES, play_game, position
 
 from bot_sdk.hint import hint
 from referee import Expose, Game, Play, parse_card
+from tests.bot_sdk.house_support import PROFILES, play_game, position
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))

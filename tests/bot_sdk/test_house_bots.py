@@ -7,7 +7,6 @@ import time
 from collections.abc import Sequence
 
 import pytest
-from house_support import PROFILES, Done, play_game, position
 
 from bot_sdk.bot import Bot
 from bot_sdk.house import HOUSE_BOTS, EasyBot, HardBot, NormalBot, house_bot
@@ -15,6 +14,7 @@ from bot_sdk.house.hard import equivalent_groups
 from bot_sdk.house.sampling import sample_holdings
 from bot_sdk.house.table import read_table
 from referee import CardSet, Game, Rules, card_name, parse_card
+from tests.bot_sdk.house_support import PROFILES, Done, play_game, position
 
 
 def fast_hard(seed: int | str) -> HardBot:

@@ -6,12 +6,11 @@ import json
 import re
 from pathlib import Path
 
-from protocol_examples import DOC, SECRET, render
-
 from bot_sdk.dispatch import DEFAULT_MARGIN_MS
 from bot_sdk.protocol import DEFAULT_FAULT_LIMIT, DEFAULT_TIME_BANK_MS, DEFAULT_TIME_LIMIT_MS
 from bot_sdk.schemas import validate, validate_request
 from bot_sdk.signing import verify
+from tests.bot_sdk.protocol_examples import DOC, SECRET, render
 
 TEXT = DOC.read_text("utf-8")
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "bot_sdk" / "examples" / "lowest_card.py"
@@ -28,7 +27,7 @@ def json_of(name: str) -> object:
 
 
 def test_the_generated_examples_are_up_to_date() -> None:
-    assert render(TEXT) == TEXT, "run: .venv/bin/python tests/bot_sdk/protocol_examples.py"
+    assert render(TEXT) == TEXT, "run: .venv/bin/python -m tests.bot_sdk.protocol_examples"
 
 
 def test_every_example_is_valid() -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bot_sdk_support import VARIANT_PROFILES, record_match
 from jsonschema import Draft202012Validator
 
 from bot_sdk.protocol import (
@@ -25,6 +24,7 @@ from bot_sdk.protocol import (
 )
 from bot_sdk.schemas import NAMES, InvalidMessageError, bundled, load, validate, validate_request
 from referee import DecisionKind, Game, Observation, RandomPlayer, Rules
+from tests.bot_sdk.bot_sdk_support import VARIANT_PROFILES, record_match
 
 ROOT = Path(__file__).resolve().parents[2]
 

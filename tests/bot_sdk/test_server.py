@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import requests
-from bot_sdk_support import RecordingBot, SlowBot, play_obs, running
 
 from bot_sdk import Bot, FunctionBot
 from bot_sdk.examples.lowest_card import LowestCard
@@ -37,6 +36,7 @@ from referee import (
     Rules,
     card_name,
 )
+from tests.bot_sdk.bot_sdk_support import RecordingBot, SlowBot, play_obs, running
 
 SECRET = "test-secret"
 

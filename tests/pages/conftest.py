@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
-from pages_support import faulty_log, serving
 from playwright.sync_api import Browser, Page, Playwright, Route, sync_playwright
 
 from referee import Rules
 from replays.integrity import generate_key, private_key_pem
 from replays.log import MatchLog, TimeControl
 from service import Config, create_app
+from tests.pages.pages_support import faulty_log, serving
 from tests.service.service_support import sealed_log
 from workers.records import Format, TournamentSpec, TournamentStatus
 from workers.redis_server import start_redis

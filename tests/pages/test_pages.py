@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from conftest import Arena, screenshot
 from playwright.sync_api import Page, expect
 
 from referee import card_name
 from replays.log import Status
+from tests.pages.conftest import Arena, screenshot
 
 SEAT_NAMES = ["alpha", "beta", "house:easy", "house:hard"]
 """Who sits where in m_rich: the registered bots by name, the house bots by id."""

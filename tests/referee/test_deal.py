@@ -4,10 +4,10 @@ import hashlib
 import struct
 
 import pytest
-from referee_support import deal_with, finish_hand, full_state, play_to_last_card
 
 from referee import DECK, CardSet, DealError, Game, InvalidCardError, Rules, deal_from_seed
 from referee.deal import parse_deal
+from tests.referee.referee_support import deal_with, finish_hand, full_state, play_to_last_card
 
 QS = CardSet.parse("QS").mask
 

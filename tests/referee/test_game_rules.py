@@ -1,16 +1,6 @@
 """The standard profile, rule by rule, on explicit deals (RULES.md sections 2 to 5)."""
 
 import pytest
-from referee_support import (
-    advance,
-    deal_with,
-    finish_hand,
-    finish_match,
-    full_state,
-    play_cards,
-    preferring,
-    to_play,
-)
 
 from referee import (
     CardSet,
@@ -26,6 +16,16 @@ from referee import (
     Play,
     Rules,
     parse_card,
+)
+from tests.referee.referee_support import (
+    advance,
+    deal_with,
+    finish_hand,
+    finish_match,
+    full_state,
+    play_cards,
+    preferring,
+    to_play,
 )
 
 # Seat s holds every card whose number is s modulo 4: everyone holds every suit, seat 3

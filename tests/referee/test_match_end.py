@@ -7,9 +7,9 @@ their totals by real play only.
 """
 
 import pytest
-from referee_support import finish_hand, finish_hand_with_totals, preferring, to_play
 
 from referee import CardSet, Game, Phase, Rules, Termination, places_of
+from tests.referee.referee_support import finish_hand, finish_hand_with_totals, preferring, to_play
 
 # Seat 0 holds 12 spades and 2H, seat 1 twelve hearts and AC, seat 2 the diamonds, seat 3 3S and
 # twelve clubs. Seat 0 wins twelve spade tricks, then loses 2H to seat 1's 3H.

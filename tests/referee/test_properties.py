@@ -12,7 +12,6 @@ import random
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from referee_support import deal_with, finish_hand, full_state, to_play
 
 from referee import (
     EXPOSABLE_CARDS,
@@ -37,6 +36,7 @@ from referee import (
     score_seat,
 )
 from referee.players import play_random
+from tests.referee.referee_support import deal_with, finish_hand, full_state, to_play
 
 EXCLUSIVE = [
     (Variant.NO_EXPOSURE, Variant.SEQUENTIAL_EXPOSURE),

@@ -3,15 +3,6 @@
 import itertools
 
 import pytest
-from referee_support import (
-    advance,
-    deal_with,
-    finish_hand,
-    full_state,
-    play_cards,
-    preferring,
-    to_play,
-)
 
 from referee import (
     SUITS,
@@ -28,6 +19,15 @@ from referee import (
     Suit,
     parse_card,
     score_seat,
+)
+from tests.referee.referee_support import (
+    advance,
+    deal_with,
+    finish_hand,
+    full_state,
+    play_cards,
+    preferring,
+    to_play,
 )
 
 ROUND_ROBIN = [CardSet.of(c for c in range(52) if c % 4 == s) for s in range(4)]

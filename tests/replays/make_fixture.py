@@ -1,6 +1,6 @@
 """Write the golden fixtures of the replay tests (run once; the files are committed).
 
-    .venv/bin/python tests/replays/make_fixture.py
+    .venv/bin/python -m tests.replays.make_fixture
 
 - ``fixtures/replay-1.json``: a real, small, sealed ``gongzhu-replay/1`` log: two hands with
   passing, exposures, request hashes, late answers and every status (ok, timeout, error,
@@ -18,7 +18,10 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from replay_support import (
+from referee import Game, Rules
+from replays.integrity import public_key_pem, seal
+from replays.log import MatchLog
+from tests.replays.replay_support import (
     KEY,
     KEY_ID,
     TIME_CONTROL,
@@ -28,10 +31,6 @@ from replay_support import (
     in_turn,
     pretty,
 )
-
-from referee import Game, Rules
-from replays.integrity import public_key_pem, seal
-from replays.log import MatchLog
 from workers.match import SeatPlayer, play_match
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -4,7 +4,7 @@ Each example sits in the doc between ``<!-- generated: NAME -->`` and ``<!-- /ge
 ``test_replay_doc.py`` checks the doc is up to date. After a change to the log format, the
 referee or the commands, rewrite the doc with::
 
-    .venv/bin/python tests/replays/replay_examples.py
+    .venv/bin/python -m tests.replays.replay_examples
 """
 
 from __future__ import annotations
@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from replay_support import (
+
+from bot_sdk.examples.lowest_card import LowestCard
+from bot_sdk.server import make_app
+from referee import Game, Rules
+from replays.cli import main
+from replays.integrity import pack, public_key_pem
+from replays.log import MatchLog, SeatInfo
+from tests.bot_sdk.bot_sdk_support import running
+from tests.replays.replay_support import (
     KEY,
     TIME_CONTROL,
     HashingSeat,
@@ -27,14 +35,6 @@ from replay_support import (
     pretty,
     sealed,
 )
-
-from bot_sdk.examples.lowest_card import LowestCard
-from bot_sdk.server import make_app
-from referee import Game, Rules
-from replays.cli import main
-from replays.integrity import pack, public_key_pem
-from replays.log import MatchLog, SeatInfo
-from tests.bot_sdk.bot_sdk_support import running
 from workers.match import SeatPlayer, play_match
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "REPLAYS.md"

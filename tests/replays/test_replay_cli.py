@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import KEY, PROFILES, forfeiting_players, record, sealed
 
 from referee import Observation, Pass
 from replays.cli import main
 from replays.integrity import generate_key, pack, public_key_pem
 from replays.log import MatchLog
+from tests.replays.replay_support import KEY, PROFILES, forfeiting_players, record, sealed
 
 LOG: MatchLog = record(PROFILES["pass_next"], 11, forfeiting_players(11))
 SEALED = sealed(LOG)

@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replay_examples import DOC, example_log, render
-from replay_support import KEY, PUBLIC_KEYS, sealed
 
 from replays.cli import main
 from replays.integrity import check, pack, public_key_pem
@@ -18,6 +16,8 @@ from replays.log import FORMAT, Status
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify
+from tests.replays.replay_examples import DOC, example_log, render
+from tests.replays.replay_support import KEY, PUBLIC_KEYS, sealed
 
 TEXT = DOC.read_text("utf-8")
 
@@ -29,7 +29,7 @@ def generated(name: str) -> str:
 
 
 def test_the_generated_examples_are_up_to_date() -> None:
-    assert render(TEXT) == TEXT, "run: .venv/bin/python tests/replays/replay_examples.py"
+    assert render(TEXT) == TEXT, "run: .venv/bin/python -m tests.replays.replay_examples"
 
 
 def _example() -> dict[str, Any]:

@@ -9,16 +9,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from replay_support import (
-    PROFILES,
-    HashingSeat,
-    ScriptedSeat,
-    always,
-    house_seat,
-    in_turn,
-    record,
-    reloaded,
-)
 
 from bot_sdk import Bot
 from bot_sdk.examples.lowest_card import LowestCard
@@ -29,6 +19,16 @@ from replays.log import MatchLog, SeatInfo, Status
 from replays.reask import ReaskError, reask, rebuild
 from replays.upgrade import read_log
 from tests.bot_sdk.bot_sdk_support import running
+from tests.replays.replay_support import (
+    PROFILES,
+    HashingSeat,
+    ScriptedSeat,
+    always,
+    house_seat,
+    in_turn,
+    record,
+    reloaded,
+)
 from workers.match import SeatPlayer
 
 SECRET = "reask-secret"

@@ -7,7 +7,14 @@ import hashlib
 import json
 
 import pytest
-from replay_support import (
+
+from bot_sdk.protocol import decision_request, encode
+from bot_sdk.schemas import validate_request
+from referee import Observation
+from replays.log import MatchLog
+from replays.upgrade import read_log
+from replays.verify import replay, request_body, verify
+from tests.replays.replay_support import (
     PROFILES,
     ScriptedSeat,
     always,
@@ -16,13 +23,6 @@ from replay_support import (
     record,
     reloaded,
 )
-
-from bot_sdk.protocol import decision_request, encode
-from bot_sdk.schemas import validate_request
-from referee import Observation
-from replays.log import MatchLog
-from replays.upgrade import read_log
-from replays.verify import replay, request_body, verify
 from workers.match import Reply, SeatPlayer
 
 

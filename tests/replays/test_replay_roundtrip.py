@@ -4,7 +4,6 @@ every variant, with every kind of fault and with forfeits."""
 from __future__ import annotations
 
 import pytest
-from replay_support import PUBLIC_KEYS, every_log, reloaded, sealed
 
 from referee import PassDirection, Variant
 from replays.integrity import canonical, check, pack, unpack
@@ -12,6 +11,7 @@ from replays.log import MatchLog, Status
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify
+from tests.replays.replay_support import PUBLIC_KEYS, every_log, reloaded, sealed
 
 NAMES = list(every_log())
 

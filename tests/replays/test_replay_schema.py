@@ -11,10 +11,17 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from replay_support import PROFILES, every_log, forfeiting_players, record, reloaded, sealed
 
 from replays.log import FORMAT
 from replays.schema import SCHEMAS, InvalidLogError, load, validate
+from tests.replays.replay_support import (
+    PROFILES,
+    every_log,
+    forfeiting_players,
+    record,
+    reloaded,
+    sealed,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 Data = dict[str, Any]

@@ -11,7 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from replay_support import (
+
+from referee import CardSet, Rules
+from replays.integrity import IntegrityError, canonical, check, generate_key, pack, seal, unpack
+from replays.log import MatchLog
+from replays.upgrade import LogReadError, read_log
+from replays.verify import Discrepancy, replay, verify
+from tests.replays.replay_support import (
     KEY_ID,
     PROFILES,
     PUBLIC_KEYS,
@@ -23,12 +29,6 @@ from replay_support import (
     reloaded,
     sealed,
 )
-
-from referee import CardSet, Rules
-from replays.integrity import IntegrityError, canonical, check, generate_key, pack, seal, unpack
-from replays.log import MatchLog
-from replays.upgrade import LogReadError, read_log
-from replays.verify import Discrepancy, replay, verify
 from workers.match import SeatPlayer
 
 Data = dict[str, Any]

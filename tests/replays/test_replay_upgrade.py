@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from replay_support import KEY_ID
 
 from replays.cli import main
 from replays.integrity import check, key_id_of, public_key_from_pem
@@ -18,6 +17,7 @@ from replays.log import FORMAT, MatchLog, Status
 from replays.schema import validate
 from replays.upgrade import UPGRADES, LogReadError, read_log, upgrade
 from replays.verify import verify
+from tests.replays.replay_support import KEY_ID
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = FIXTURES / "replay-1.json"

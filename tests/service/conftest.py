@@ -11,22 +11,14 @@ import redis
 from cryptography.fernet import Fernet
 from flask import Flask
 from flask.testing import FlaskClient
-from service_support import OPERATOR
 
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from replays.integrity import generate_key, private_key_pem
 from service import Config, create_app
 from tests.bot_sdk.bot_sdk_support import running
-from workers.redis_server import start_redis
+from tests.service.service_support import OPERATOR
 from workers.store import Store
-
-
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server = start_redis(tmp_path_factory.mktemp("redis"), fsync="everysec")
-    yield server.url
-    server.stop()
 
 
 @pytest.fixture

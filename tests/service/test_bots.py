@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from service_support import bearer, register
 
 from bot_sdk.protocol import PROTOCOL
 from bot_sdk.signing import verify
 from service import Config
 from tests.bot_sdk.bot_sdk_support import running
+from tests.service.service_support import bearer, register
 from workers.store import Store
 
 StartResponse = Callable[..., Any]

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import redis
 from flask.testing import FlaskClient
-from service_support import OPERATOR, operator, register, sealed_log
 
 from service import Config, create_app
+from tests.service.service_support import OPERATOR, operator, register, sealed_log
 from workers.redis_server import redis_server_binary, start_redis
 from workers.store import Store
 

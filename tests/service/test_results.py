@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from service_support import sealed_log
 
 from referee import Rules
 from replays.integrity import pack, public_key_from_pem
 from replays.log import TimeControl
 from service import Config
+from tests.service.service_support import sealed_log
 from workers.records import Format, TournamentSpec, TournamentStatus
 from workers.store import Store
 

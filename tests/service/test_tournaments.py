@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 from rq import Queue
-from service_support import bearer, operator, register
 
+from tests.service.service_support import bearer, operator, register
 from workers.store import Store
 
 

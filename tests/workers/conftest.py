@@ -16,17 +16,9 @@ from cryptography.fernet import Fernet
 
 from replays.integrity import generate_key, private_key_pem
 from workers.config import Config
-from workers.redis_server import start_redis
 from workers.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server = start_redis(tmp_path_factory.mktemp("redis"), fsync="everysec")
-    yield server.url
-    server.stop()
 
 
 @pytest.fixture
@@ -74,31 +66,40 @@ def environment(config: Config) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def start_worker(config: Config) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
-    """Starts ``python -m workers worker`` processes, each in its own process group (so that a
-    test can kill a worker with its work horse); all are stopped after the test."""
-    started: list[subprocess.Popen[bytes]] = []
+def start_worker_process(config: Config) -> subprocess.Popen[bytes]:
+    """``python -m workers worker`` on ``config``, in its own session and process group (so that
+    a test can kill a worker with its work horse)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "workers", "worker"],
+        cwd=ROOT,
+        env=environment(config),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
-    def start() -> subprocess.Popen[bytes]:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "workers", "worker"],
-            cwd=ROOT,
-            env=environment(config),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        started.append(process)
-        return process
 
-    yield start
-    for process in started:
+def stop_workers(processes: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to every worker still running (SIGKILL if it does not stop), and wait."""
+    for process in processes:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
-    for process in started:
+    for process in processes:
         try:
             process.wait(10)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(5)
+
+
+@pytest.fixture
+def start_worker(config: Config) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
+    """Starts worker processes (:func:`start_worker_process`); all are stopped after the test."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> subprocess.Popen[bytes]:
+        started.append(start_worker_process(config))
+        return started[-1]
+
+    yield start
+    stop_workers(started)

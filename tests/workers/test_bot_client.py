@@ -7,7 +7,13 @@ import time
 from typing import Any
 
 import pytest
-from workers_support import (
+
+from bot_sdk.examples.lowest_card import LowestCard
+from bot_sdk.server import make_app
+from replays.log import Status, TimeControl
+from replays.verify import verify
+from tests.bot_sdk.bot_sdk_support import running
+from tests.workers.workers_support import (
     answering,
     dripping,
     illegal_card,
@@ -16,12 +22,6 @@ from workers_support import (
     raw_server,
     seat0,
 )
-
-from bot_sdk.examples.lowest_card import LowestCard
-from bot_sdk.server import make_app
-from replays.log import Status, TimeControl
-from replays.verify import verify
-from tests.bot_sdk.bot_sdk_support import running
 
 FAST = TimeControl(300, 200, 1)
 """500 ms in all for a decision; the first fault forfeits (the rest is auto-played)."""

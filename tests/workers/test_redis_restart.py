@@ -17,6 +17,7 @@ from tests.workers.conftest import arena_config
 from tests.workers.test_worker_tournaments import (
     Deliberate,
     _assert_counted_once,
+    _assert_nothing_lost_or_duplicated,
     _done,
     _logs,
     _register,
@@ -75,6 +76,8 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
         time.sleep(0.3)
         before = {m.id: (m.result, store.replay_blob(m.id)) for m in matches() if m.result}
         servers.crash_and_restart()
+        assert store.redis.config_get("appendonly") == {"appendonly": "yes"}
+        assert store.redis.config_get("appendfsync") == {"appendfsync": "always"}
         running = {m.id for m in matches() if m.status is MatchStatus.RUNNING}
         assert running  # interrupted: it must be played again
         assert {m.id for m in matches() if m.status is MatchStatus.DONE} == set(before)
@@ -88,3 +91,4 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
             assert match is not None and match.result == result
             assert store.replay_blob(match_id) == blob
         assert len(store.rating_history(bot)) == 4
+        _assert_nothing_lost_or_duplicated(store, tournament_id, "redis_sigkill", len(running))

@@ -4,6 +4,7 @@ mid-match."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
@@ -24,6 +25,8 @@ from replays.upgrade import read_log
 from replays.verify import verify
 from service.jobs import enqueue_tournament
 from tests.bot_sdk.bot_sdk_support import running
+from tests.reliability.accounting import account
+from tests.reliability.figures import record
 from workers.config import Config
 from workers.records import Format, MatchStatus, TournamentSpec, TournamentStatus
 from workers.store import Store
@@ -49,7 +52,9 @@ def _register(store: Store, stack: ExitStack, bot: type[Bot], name: str) -> str:
     return created.id
 
 
-def _start(config: Config, store: Store, participants: list[str]) -> str:
+def _start(config: Config, store: Store, participants: list[str], **changes: Any) -> str:
+    """Create and queue a tournament of ``participants``: one hand per match, duplicate deals,
+    unless ``changes`` (fields of :class:`TournamentSpec`) say otherwise."""
     spec = TournamentSpec(
         name="test",
         participants=tuple(participants),
@@ -57,6 +62,7 @@ def _start(config: Config, store: Store, participants: list[str]) -> str:
         rules=Rules(),
         time_control=TimeControl(1000, 5000, 5),
     )
+    spec = dataclasses.replace(spec, **changes)
     tournament_id = store.create_tournament(spec)
     store.move_tournament(
         tournament_id, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED]
@@ -179,6 +185,16 @@ def test_a_worker_killed_mid_match_and_the_tournament_still_completes(
     assert set(killed) <= set(logs)
     assert len(store.rating_history(bot)) == 4  # rated once per match, the crashed one too
     assert sum(1 for log in logs.values() for s in log.seats if s.bot_id == bot) == 4
+    _assert_nothing_lost_or_duplicated(store, tournament_id, "worker_sigkill", len(killed))
+
+
+def _assert_nothing_lost_or_duplicated(
+    store: Store, tournament_id: str, crash: str, interrupted: int
+) -> None:
+    """Every place a result is counted holds each match once; the figures for RELIABILITY.md."""
+    accounting = account(store, tournament_id)
+    assert (accounting.lost, accounting.duplicated) == (0, 0)
+    record(crash, interrupted_matches=interrupted, **dataclasses.asdict(accounting))
 
 
 def test_a_match_job_run_twice_counts_once_and_a_cancelled_one_plays_nothing(

@@ -1,0 +1,44 @@
+"""Fixtures of the security tests: a real redis-server (append-only, as the arena runs it),
+flushed before each test, and the app on it with the private-address guard ON (the development
+switch off), as in production."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import redis
+from cryptography.fernet import Fernet
+from flask import Flask
+
+from replays.integrity import generate_key, private_key_pem
+from service import Config, create_app
+from workers.store import Store
+
+OPERATOR = "operator-token-for-security-tests"
+
+
+@pytest.fixture
+def config(redis_server: str, tmp_path: Path) -> Config:
+    redis.Redis.from_url(redis_server).flushdb()
+    key_path = tmp_path / "replay.pem"
+    key_path.write_bytes(private_key_pem(generate_key()))
+    return Config(
+        redis_url=redis_server,
+        secret_key=Fernet.generate_key().decode(),
+        operator_token=OPERATOR,
+        allow_private_endpoints=False,
+        register_limit="1000 per minute",
+        replay_key_path=key_path,
+        handshake_timeout_s=1.0,
+    )
+
+
+@pytest.fixture
+def app(config: Config) -> Flask:
+    return create_app(config)
+
+
+@pytest.fixture
+def store(config: Config) -> Store:
+    return Store.from_url(config.redis_url, config.secret_key)

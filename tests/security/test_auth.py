@@ -1,0 +1,223 @@
+"""Auth: tokens stored only hashed and secrets only encrypted; tokens compared in constant time;
+every owner-only and operator-only endpoint, read from the served OpenAPI document (so a new one
+cannot be forgotten), refuses everyone else with the one error shape; bots can verify the arena's
+signature, and a rotated-out secret only within its grace period."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import inspect
+import re
+from typing import Any
+
+import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+
+from bot_sdk.examples.lowest_card import LowestCard
+from bot_sdk.server import make_app
+from bot_sdk.signing import SignatureError, sign, verify
+from service import Config, auth, create_app
+from tests.bot_sdk.bot_sdk_support import running
+from tests.security.conftest import OPERATOR
+from workers.store import Store
+
+PUBLIC_WRITES = {
+    "POST /api/bots": "registration: anyone may register a bot (rate-limited)",
+    "POST /api/matches/{match_id}/verify": "re-checks a stored log, changes nothing",
+    "POST /api/play": "starts a human game; the game's random id is its capability",
+    "POST /api/play/{game_id}/move": "the game's random id is its capability",
+    "POST /api/play/{game_id}/next-hand": "the game's random id is its capability",
+    "POST /api/play/{game_id}/difficulty": "the game's random id is its capability",
+}
+"""The only operations that change something without a token, each with the reason."""
+ERROR_KEYS = {"status", "error", "message"}
+
+
+def _document(client: FlaskClient) -> dict[str, Any]:
+    document: dict[str, Any] = client.get("/api/openapi.json").json
+    return document
+
+
+def _operations(client: FlaskClient) -> list[tuple[str, str, set[str]]]:
+    """Every operation of the served document: method, path, security schemes."""
+    found = []
+    for path, item in _document(client)["paths"].items():
+        for method, operation in item.items():
+            if method in {"get", "post", "put", "patch", "delete"}:
+                schemes = {name for r in operation.get("security", []) for name in r}
+                found.append((method.upper(), path, schemes))
+    return found
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def bots(store: Store) -> dict[str, tuple[str, str]]:
+    """Two bots: name -> (id, owner token)."""
+    made = {}
+    for name in ("mine", "theirs"):
+        bot, token = store.create_bot(
+            name=name, endpoint="https://bot.example/", description="", contact="a@x.org",
+            version="1", secret=f"secret-of-{name}",
+        )  # fmt: skip
+        made[name] = (bot.id, token)
+    return made
+
+
+def _call(client: FlaskClient, method: str, path: str, token: str | None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return client.open(path, method=method, headers=headers, json={})
+
+
+def _refusal(response: Any, status: int) -> None:
+    assert response.status_code == status, (response.status_code, response.json)
+    body = response.json
+    assert ERROR_KEYS <= set(body) <= ERROR_KEYS | {"errors"}
+    assert body["status"] == status
+    assert body["error"] == {401: "unauthorized", 403: "forbidden"}[status]
+    if status == 401:
+        assert response.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_every_write_is_guarded_or_listed_as_public(client: FlaskClient, app: Flask) -> None:
+    """From the URL map: every /api route that changes something is in the document, and is
+    either token-guarded or one of :data:`PUBLIC_WRITES`."""
+    documented = {f"{m} {p}": s for m, p, s in _operations(client)}
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith("/api/"):
+            continue
+        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+        for method in sorted((rule.methods or set()) - {"GET", "HEAD", "OPTIONS"}):
+            key = f"{method} {path}"
+            assert key in documented, f"{key} is served but not in the OpenAPI document"
+            assert documented[key] or key in PUBLIC_WRITES, f"{key} changes data without a token"
+    assert set(PUBLIC_WRITES) <= set(documented), "a public write listed here no longer exists"
+    for key, schemes in documented.items():
+        assert schemes <= {"owner", "operator"}, f"{key}: unknown security scheme {schemes}"
+        assert not (schemes and key in PUBLIC_WRITES)
+
+
+def test_owner_endpoints_refuse_everyone_but_the_owner(
+    client: FlaskClient, bots: dict[str, tuple[str, str]]
+) -> None:
+    mine, _ = bots["mine"]
+    _, theirs = bots["theirs"]
+    owner_ops = [(m, p) for m, p, s in _operations(client) if "owner" in s]
+    assert len(owner_ops) >= 6  # read, change, rotate, pause, resume, retire
+    for method, template in owner_ops:
+        path = template.replace("{bot_id}", mine)
+        _refusal(_call(client, method, path, None), 401)
+        _refusal(_call(client, method, path, "gzt_not-a-token"), 401)
+        _refusal(_call(client, method, path, "x" * 5000), 401)
+        _refusal(_call(client, method, path, OPERATOR), 401)  # the operator owns no bot
+        _refusal(_call(client, method, path, theirs), 403)
+        for header in ("Basic dXNlcjpwYXNz", "Bearer", "Bearer    ", "bearer\t"):
+            response = client.open(path, method=method, headers={"Authorization": header})
+            _refusal(response, 401)
+
+
+def test_operator_endpoints_refuse_everyone_but_the_operator(
+    client: FlaskClient, config: Config, bots: dict[str, tuple[str, str]]
+) -> None:
+    _, owner_token = bots["mine"]
+    operator_ops = [(m, p) for m, p, s in _operations(client) if "operator" in s]
+    assert (
+        len(operator_ops) >= 6
+    )  # tournaments: create, start, cancel; schedules: list, add, delete
+    off = create_app(dataclasses.replace(config, operator_token="")).test_client()
+    for method, template in operator_ops:
+        path = re.sub(r"\{\w+\}", "x_1", template)
+        _refusal(_call(client, method, path, None), 401)
+        _refusal(_call(client, method, path, "not-the-operator"), 403)
+        _refusal(_call(client, method, path, OPERATOR[:-1]), 403)  # a prefix is not enough
+        _refusal(_call(client, method, path, owner_token), 403)
+        for anyone in (None, "", OPERATOR):  # no operator token configured: all off (API.md)
+            _refusal(_call(off, method, path, anyone), 403)
+
+
+def test_tokens_are_stored_hashed_and_secrets_encrypted(config: Config, store: Store) -> None:
+    """Register through the API and rotate the secret; then read every raw value in Redis: no
+    token and no secret appears in clear, the token's SHA-256 does."""
+    client = create_app(dataclasses.replace(config, allow_private_endpoints=True)).test_client()
+    with running(make_app(LowestCard, None, verify_signatures=False)) as url:
+        body = {"name": "stored", "endpoint": url, "contact": "me@x.org"}
+        registered = client.post("/api/bots", json=body).json
+    token, first = registered["token"], registered["signing_secret"]
+    path = f"/api/bots/{registered['bot']['id']}/rotate-secret"
+    second = client.post(path, headers={"Authorization": f"Bearer {token}"}).json
+    raw = b"\n".join(_raw_values(redis.Redis.from_url(config.redis_url)))
+    for clear in (token, first, second["signing_secret"]):
+        assert clear.encode() not in raw
+    assert hashlib.sha256(token.encode()).hexdigest().encode() in raw
+    assert store.signing_secrets(registered["bot"]["id"]) == [second["signing_secret"], first]
+
+
+def _raw_values(client: redis.Redis) -> list[bytes]:
+    """Every key and every value, whatever its type."""
+    values: list[bytes] = []
+    for key in client.scan_iter():
+        values.append(key)
+        kind = client.type(key).decode()
+        if kind == "string":
+            values.append(client.get(key) or b"")
+        elif kind == "hash":
+            values.extend(b"%s=%s" % pair for pair in client.hgetall(key).items())
+        elif kind in {"set", "zset", "list"}:
+            members = {
+                "set": client.smembers,
+                "zset": lambda k: client.zrange(k, 0, -1),
+                "list": lambda k: client.lrange(k, 0, -1),
+            }[kind](key)
+            values.extend(members)
+        elif kind == "stream":
+            values.extend(repr(entry).encode() for entry in client.xrange(key))
+    return values
+
+
+def test_comparisons_are_constant_time_and_lookups_by_hash() -> None:
+    """Read from the code paths: the operator token is compared with ``hmac.compare_digest``;
+    an owner token is hashed first, looked up by its hash and the stored hash compared with
+    ``hmac.compare_digest``: the token itself is never compared or used as a key."""
+    operator = inspect.getsource(auth.operator_only)
+    assert "hmac.compare_digest(" in operator and "== expected" not in operator
+    lookup = inspect.getsource(Store.bot_for_token)
+    assert "hash_token(token)" in lookup and "hmac.compare_digest(" in lookup
+    assert "_token(token_hash)" in lookup and "== token" not in lookup
+
+
+def test_a_bot_verifies_the_arenas_signature_and_a_rotation_has_a_grace_period(
+    config: Config,
+) -> None:
+    now = [1_767_225_600.0]
+    store = Store.from_url(config.redis_url, config.secret_key, clock=lambda: now[0])
+    bot, _ = store.create_bot(
+        name="signed", endpoint="https://bot.example/", description="", contact="a@x.org",
+        version="1", secret="old-secret",
+    )  # fmt: skip
+    body = b'{"protocol":"gongzhu-bot/1","type":"hello"}'
+
+    def signed_now() -> dict[str, str]:  # what the arena's HttpSeat sends
+        return sign(store.signing_secrets(bot.id), body, int(now[0]))
+
+    verify("old-secret", signed_now(), body, now=now[0])
+    with pytest.raises(SignatureError):
+        verify("old-secret", signed_now(), body + b" ", now=now[0])  # tampered body
+    tampered = {**signed_now(), "X-Gongzhu-Timestamp": str(int(now[0]) + 1)}
+    with pytest.raises(SignatureError):
+        verify("old-secret", tampered, body, now=now[0])
+    with pytest.raises(SignatureError):
+        verify("a-guess", signed_now(), body, now=now[0])
+    store.rotate_secret(bot.id, "new-secret", grace_s=3600)
+    now[0] += 3599
+    verify("new-secret", signed_now(), body, now=now[0])
+    verify("old-secret", signed_now(), body, now=now[0])  # within the grace period
+    now[0] += 2
+    verify("new-secret", signed_now(), body, now=now[0])
+    with pytest.raises(SignatureError):
+        verify("old-secret", signed_now(), body, now=now[0])  # after it

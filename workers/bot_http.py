@@ -1,0 +1,337 @@
+"""The arena's one way of calling a bot over HTTP: :class:`BotTransport`, and the ``hello`` on it.
+
+Every call is one signed POST under a **total** wall-clock deadline. ``requests``' own timeout
+bounds each socket operation, not the whole answer, so a bot dripping one byte at a time would
+outlast it; here a watchdog shuts the connection's socket down at the deadline, and the body is
+read in small chunks with the deadline checked between them. Answers are capped at
+:data:`MAX_ANSWER_BYTES`, redirects are not followed, proxies and ``.netrc`` from the environment
+are ignored, and one ``requests.Session`` keeps its connection alive. Unless private endpoints are
+allowed, every new connection resolves the host, refuses if any address is not public
+(``workers.addresses``), and connects only to an address it checked: no TCP connection is ever
+opened to a private address, whatever the name re-resolves to (DNS rebinding).
+
+Match seats (``workers.bot_client.HttpSeat``) and registration (:func:`handshake`, used by the
+service) both go through this module, so the handshake is the same request, under the same
+limits, with the same error messages, wherever it is sent.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
+from urllib3.util.connection import allowed_gai_family
+
+from bot_sdk.protocol import (
+    AnswerError,
+    BotInfo,
+    Message,
+    encode,
+    hello_request,
+    parse_hello_answer,
+)
+from bot_sdk.signing import sign
+from workers.addresses import PrivateAddressError, ensure_public
+
+MAX_ANSWER_BYTES = 64 * 1024
+"""A larger answer is refused: an answer is a few dozen bytes."""
+CONNECT_TIMEOUT_S = 3.0
+"""At most this long to open a connection, within the call's deadline."""
+_CHUNK = 1024
+_EXCERPT = 300
+
+Clock = Callable[[], float]
+
+
+class DeadlineError(Exception):
+    """The whole answer did not arrive in time."""
+
+
+class TooLargeError(Exception):
+    """The answer is larger than :data:`MAX_ANSWER_BYTES`."""
+
+
+class HelloError(Exception):
+    """The bot did not complete the ``hello``; the message says why, in words its author can
+    act on."""
+
+
+class _Watchdog:
+    """Shuts the socket of the request in flight down when its deadline passes, whatever the
+    bot is sending: the blocked read then ends at once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sock: socket.socket | None = None
+        self._timer: threading.Timer | None = None
+        self.fired = False
+
+    def arm(self, seconds: float) -> None:
+        self.fired = False
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def attach(self, sock: socket.socket | None) -> None:
+        with self._lock:
+            self._sock = sock
+            if self.fired and sock is not None:
+                _shut(sock)
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            self._sock = None
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            if self._sock is not None:
+                _shut(self._sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already closed: nothing left to stop
+        return
+
+
+def connect_public(
+    host: str,
+    port: int,
+    timeout: float | None,
+    source_address: tuple[str, int] | None = None,
+    socket_options: Sequence[tuple[int, int, int | bytes]] | None = None,
+) -> socket.socket:
+    """A TCP connection to ``host``: resolved once, refused (:class:`PrivateAddressError`, before
+    any packet is sent) unless every address is public, then made to a checked address."""
+    host = host.strip("[]")
+    infos = socket.getaddrinfo(host, port, allowed_gai_family(), socket.SOCK_STREAM)
+    ensure_public(host, [str(info[4][0]) for info in infos])
+    error: OSError = OSError(f"{host} has no address")
+    for family, kind, proto, _, address in infos:
+        sock = socket.socket(family, kind, proto)
+        try:
+            for option in socket_options or ():
+                sock.setsockopt(*option)
+            sock.settimeout(timeout)
+            if source_address:
+                sock.bind(source_address)
+            sock.connect(address)
+        except OSError as failed:
+            sock.close()
+            error = failed
+            continue
+        return sock
+    raise error
+
+
+def _guarded(base: type[HTTPConnection], watchdog: _Watchdog, allow_private: bool) -> type:
+    """A connection class that connects only to public addresses (unless ``allow_private``) and
+    hands its socket to the transport's watchdog for each response."""
+
+    class Guarded(base):  # type: ignore[valid-type,misc]
+        def _new_conn(self) -> socket.socket:
+            if allow_private:
+                sock: socket.socket = super()._new_conn()
+                return sock
+            timeout = self.timeout if isinstance(self.timeout, int | float) else None
+            try:  # urllib3's own translation of connection errors, as its _new_conn does
+                return connect_public(
+                    self.host, self.port, timeout, self.source_address, self.socket_options
+                )
+            except PrivateAddressError:
+                raise
+            except socket.gaierror as error:
+                raise NameResolutionError(self.host, self, error) from error
+            except TimeoutError as error:
+                raise ConnectTimeoutError(
+                    self, f"Connection to {self.host} timed out. (connect timeout={timeout})"
+                ) from error
+            except OSError as error:
+                raise NewConnectionError(
+                    self, f"Failed to establish a new connection: {error}"
+                ) from error
+
+        def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+            watchdog.attach(self.sock)
+            return super().getresponse(*args, **kwargs)
+
+    return Guarded
+
+
+class _GuardedAdapter(HTTPAdapter):
+    def __init__(self, watchdog: _Watchdog, allow_private: bool) -> None:
+        self._watchdog = watchdog
+        self._allow_private = allow_private
+        super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        watchdog, allow = self._watchdog, self._allow_private
+        http = type(
+            "GuardedHTTPPool",
+            (HTTPConnectionPool,),
+            {"ConnectionCls": _guarded(HTTPConnection, watchdog, allow)},
+        )
+        https = type(
+            "GuardedHTTPSPool",
+            (HTTPSConnectionPool,),
+            {"ConnectionCls": _guarded(HTTPSConnection, watchdog, allow)},
+        )
+        self.poolmanager.pool_classes_by_scheme = {"http": http, "https": https}
+
+
+class BotTransport:
+    """Signed POSTs to one bot endpoint (see the module's doc)."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        secrets: Sequence[str],
+        *,
+        allow_private: bool = False,
+        clock: Clock = time.monotonic,
+        now: Clock = time.time,
+    ) -> None:
+        self.endpoint = endpoint
+        self._secrets = list(secrets)
+        self._clock = clock
+        self._now = now
+        self._watchdog = _Watchdog()
+        self.session = requests.Session()
+        self.session.trust_env = False  # no proxies or .netrc from the process's environment
+        adapter = _GuardedAdapter(self._watchdog, allow_private)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+
+    def close(self) -> None:
+        self.session.close()
+
+    @property
+    def shown(self) -> str:
+        """The endpoint as error messages show it: no query string."""
+        parts = urlsplit(self.endpoint)
+        return f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+    def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
+        """POST ``body`` and read the whole answer within ``seconds``: its status, redirect
+        target and body. Raises :class:`DeadlineError`, :class:`TooLargeError` or a requests
+        error."""
+        deadline = self._clock() + seconds
+        headers = {
+            "Content-Type": "application/json",
+            "Accept-Encoding": "identity",
+            **sign(self._secrets, body, int(self._now())),
+        }
+        self._watchdog.arm(seconds)
+        try:
+            response = self.session.post(
+                self.endpoint,
+                data=body,
+                headers=headers,
+                timeout=(min(CONNECT_TIMEOUT_S, seconds), seconds),
+                allow_redirects=False,
+                stream=True,
+            )
+            with response:
+                content = self._read(response, deadline)
+        except requests.RequestException:
+            if self._watchdog.fired or self._clock() >= deadline:
+                raise DeadlineError from None
+            raise
+        finally:
+            self._watchdog.disarm()
+        if self._watchdog.fired:
+            raise DeadlineError
+        return response.status_code, response.headers.get("Location"), content
+
+    def hello(self, request: Message, timeout_s: float) -> BotInfo:
+        """Send the ``hello`` ``request`` within ``timeout_s`` in all: the bot's name and
+        version, or :class:`HelloError` saying exactly why not."""
+        where = f"the bot at {self.shown}"
+        try:
+            code, location, content = self.post(encode(request), timeout_s)
+        except DeadlineError:
+            raise HelloError(f"{where} did not answer the hello within {timeout_s:g} s") from None
+        except TooLargeError:
+            raise HelloError(
+                f"the hello answer is larger than {MAX_ANSWER_BYTES // 1024} KiB: answer "
+                '{"protocol", "name", "version"} only'
+            ) from None
+        except requests.RequestException as error:
+            raise HelloError(f"could not connect to {where}: {connection_reason(error)}") from None
+        if 300 <= code < 400:
+            raise HelloError(
+                f"{where} answered HTTP {code} redirecting to {location or '?'}: the arena does "
+                "not follow redirects; register the final URL"
+            )
+        if not 200 <= code < 300:
+            raise HelloError(f"{where} answered the hello with HTTP {code}: {excerpt(content)}")
+        try:
+            return parse_hello_answer(content)
+        except AnswerError as error:
+            raise HelloError(f"{where} answered the hello wrongly: {error}") from None
+
+    def _read(self, response: requests.Response, deadline: float) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_content(_CHUNK):
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                raise TooLargeError
+            if self._clock() >= deadline or self._watchdog.fired:
+                raise DeadlineError
+            chunks.append(chunk)
+        if self._watchdog.fired:
+            raise DeadlineError
+        return b"".join(chunks)
+
+
+def handshake(endpoint: str, secret: str, *, timeout_s: float, allow_private: bool) -> BotInfo:
+    """The registration handshake: the protocol's ``hello`` with no match, signed with
+    ``secret``; the bot's name and version, or :class:`HelloError`."""
+    transport = BotTransport(endpoint, [secret], allow_private=allow_private)
+    try:
+        return transport.hello(hello_request(), timeout_s)
+    finally:
+        transport.close()
+
+
+def connection_reason(error: BaseException) -> str:
+    """The innermost useful cause of a connection error, in words a bot author can act on."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, PrivateAddressError):
+            return str(cause)
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused (is the bot running, on that port?)"
+        if isinstance(cause, requests.ConnectTimeout):
+            return f"no connection within {CONNECT_TIMEOUT_S:g} s"
+        if "Name or service not known" in str(cause) or "nodename nor servname" in str(cause):
+            return "the host name does not resolve"
+        cause = cause.__cause__ or cause.__context__ or _first_arg(cause)
+    return str(error)[:_EXCERPT]
+
+
+def _first_arg(error: BaseException) -> BaseException | None:
+    return next((a for a in error.args if isinstance(a, BaseException)), None)
+
+
+def excerpt(content: bytes) -> str:
+    """The start of a body, for an error message."""
+    text = content.decode("utf-8", "replace").strip()
+    if not text:
+        return "(empty body)"
+    return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…"
