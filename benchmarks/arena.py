@@ -26,6 +26,11 @@ noisy) and prints a table with the ratios.
    The referee's share: every applied move is recorded, then the same matches are replayed
    through the referee alone (``Game``, ``game.pending``, ``game.observation`` of the seat to
    move, ``game.push``), timed in the same process.
+
+   With HTTP bots: the same, with four ``workers.bot_client.HttpSeat`` seats per match (made
+   for the match, greeted with ``hello`` and closed after it, as a match job does) asking the
+   SDK's LowestCard bot served by waitress on loopback: one bot server per match process, so
+   the 2-process run has two. The bot servers run on the same cores as the matches.
 """
 
 from __future__ import annotations
@@ -49,6 +54,23 @@ BANK_MS = 30_000
 
 
 # -- subprocess entry points ------------------------------------------------------------------
+
+
+def start_bot_server() -> tuple[subprocess.Popen[str], str]:
+    """A bot server subprocess (:func:`_serve_bot`) and its decision URL."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.arena", "--serve-bot"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    return server, f"http://127.0.0.1:{int(server.stdout.readline())}/bot"
+
+
+def stop_server(server: subprocess.Popen[str]) -> None:
+    server.terminate()
+    server.wait(10)
 
 
 def _serve_bot() -> None:
@@ -92,6 +114,30 @@ class _Recording:
     def match_end(self, *args: Any, **kwargs: Any) -> None:
         self.seat.match_end(*args, **kwargs)
 
+    def close(self) -> None:
+        if hasattr(self.seat, "close"):
+            self.seat.close()
+
+
+def _http_seats(url: str, match_id: str, rules: Any, tc: Any) -> list[Any]:
+    """Four ``HttpSeat`` seats asking the bot at ``url``, greeted as a match job greets them."""
+    from replays.log import SeatInfo
+    from workers.bot_client import HttpSeat
+
+    seats = [
+        HttpSeat(SeatInfo(s, f"bot-{s}", "lowest-card"), url, [SECRET], allow_private=True)
+        for s in range(4)
+    ]
+    for seat in seats:
+        seat.hello(
+            match_id=match_id,
+            rules=rules,
+            time_limit_ms=tc.decision_ms,
+            time_bank_ms=tc.bank_ms,
+            timeout_s=5,
+        )
+    return seats
+
 
 SPIN = 100_000
 """Iterations of the pure-Python calibration loop per match of work (a few ms, like a match)."""
@@ -110,8 +156,9 @@ def _spin_worker(count: int) -> None:
     print(json.dumps({"start": began_wall, "end": time.time(), "seconds": seconds}), flush=True)
 
 
-def _matches_worker(start: int, count: int, replay: bool) -> None:
-    """Play matches ``start`` .. ``start + count - 1`` after a "go" on stdin; print timings."""
+def _matches_worker(start: int, count: int, replay: bool, url: str | None = None) -> None:
+    """Play matches ``start`` .. ``start + count - 1`` after a "go" on stdin; print timings.
+    House Easy bots in-process, or (``url``) ``HttpSeat`` seats asking the bot served there."""
     import gc
 
     from referee import Game, Rules
@@ -120,32 +167,44 @@ def _matches_worker(start: int, count: int, replay: bool) -> None:
 
     rules = Rules(fixed_hands=1, max_hands=1)
     tc = TimeControl(1000, 5000, 5)
-    play_match(
-        Game(rules, seed=10**6), _house_seats(10**6), match_id="warm", seed="w", time_control=tc
-    )
-    seats = [_house_seats(start + i) for i in range(count)]
     records: list[list[Any]] = [[] for _ in range(count)]
-    seats = [[_Recording(s, records[i]) for s in four] for i, four in enumerate(seats)]
+    house = [] if url else [_house_seats(start + i) for i in range(count)]
+
+    def seats_for(i: int, match_id: str) -> list[Any]:
+        four = _http_seats(url, match_id, rules, tc) if url else house[i]
+        return [_Recording(s, records[i]) for s in four]
+
+    warm = [
+        _Recording(s, [])
+        for s in (_http_seats(url, "w", rules, tc) if url else _house_seats(10**6))
+    ]
+    play_match(Game(rules, seed=10**6), warm, match_id="warm", seed="w", time_control=tc)
+    for seat in warm:
+        seat.close()
     gc.collect()
     print("ready", flush=True)
     sys.stdin.readline()
-    began_wall, began = time.time(), time.perf_counter()
+    began_wall, began, cpu = time.time(), time.perf_counter(), time.process_time()
     faults = 0
     for i in range(count):
+        match_id = f"m{start + i}"
+        seats = seats_for(i, match_id)
         log = play_match(
             Game(rules, seed=start + i),
-            seats[i],
-            match_id=f"m{start + i}",
+            seats,
+            match_id=match_id,
             seed=str(start + i),
             time_control=tc,
         )
+        for seat in seats:
+            seat.close()
         faults += sum(1 for h in log.hands for d in h.decisions if d.status is not Status.OK)
     played = time.perf_counter() - began
-    ended_wall = time.time()
     result: dict[str, Any] = {
         "start": began_wall,
-        "end": ended_wall,
+        "end": time.time(),
         "seconds": played,
+        "cpu_seconds": time.process_time() - cpu,
         "faults": faults,
     }
     if replay:
@@ -215,15 +274,8 @@ def decision_overhead(rounds: int, games: int) -> dict[str, Any]:
     from replays.log import SeatInfo
     from workers.bot_client import HttpSeat
 
-    server = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.arena", "--serve-bot"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    server, url = start_bot_server()
     try:
-        assert server.stdout is not None
-        url = f"http://127.0.0.1:{int(server.stdout.readline())}/bot"
         obs_list = observations(games)
         seats = {
             s: HttpSeat(SeatInfo(s, "b", "b"), url, [SECRET], allow_private=True) for s in range(4)
@@ -270,8 +322,7 @@ def decision_overhead(rounds: int, games: int) -> dict[str, Any]:
             seat.close()
         raw.close()
     finally:
-        server.terminate()
-        server.wait(10)
+        stop_server(server)
     return {"times": times, "sizes": sizes, "decisions": len(obs_list)}
 
 
@@ -279,21 +330,26 @@ def decision_overhead(rounds: int, games: int) -> dict[str, Any]:
 
 
 def run_workers(
-    splits: list[tuple[int, int]], replay: bool, spin: bool = False
+    splits: list[tuple[int, int]],
+    replay: bool,
+    spin: bool = False,
+    urls: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Start one worker process per (start, count), release them together, collect results."""
+    """Start one worker process per (start, count), release them together, collect results.
+    With ``urls``, worker ``i`` plays HTTP bots served at ``urls[i]``."""
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "benchmarks.arena", "--matches-worker", str(start), str(count)]
             + (["--replay"] if replay else [])
-            + (["--spin"] if spin else []),
+            + (["--spin"] if spin else [])
+            + (["--http", urls[i]] if urls else []),
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
-        for start, count in splits
+        for i, (start, count) in enumerate(splits)
     ]
     for p in procs:
         assert p.stdout is not None
@@ -309,46 +365,137 @@ def run_workers(
     return results
 
 
-def throughput(rounds: int, matches: int) -> dict[str, Any]:
-    """Matches per second in 1 and 2 processes, and the calibration loop's, interleaved."""
-    rates: dict[str, list[float]] = {"one": [], "two": [], "spin one": [], "spin two": []}
-    shares: list[float] = []
-    faults = 0
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a live process has used (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _splits(matches: int, processes: int) -> list[tuple[int, int]]:
+    if processes == 1:
+        return [(0, matches)]
     half = matches // 2
-    for r in range(rounds):
-        order = list(rates)
-        order = order[r % 4 :] + order[: r % 4]
-        for which in order:
-            spin = which.startswith("spin")
-            if which.endswith("one"):
-                results = run_workers([(0, matches)], replay=not spin, spin=spin)
-            else:
-                results = run_workers([(0, half), (half, matches - half)], replay=False, spin=spin)
-            wall = max(x["end"] for x in results) - min(x["start"] for x in results)
-            rates[which].append(matches / wall)
-            if not spin:
+    return [(0, half), (half, matches - half)]
+
+
+def throughput(rounds: int, matches: int, http_matches: int = 0) -> dict[str, Any]:
+    """Matches per second in 1 and 2 processes, in-process and (``http_matches`` > 0) with
+    HTTP bots, and the calibration loop's: all interleaved, the order rotating by round."""
+    kinds = ["", "spin "] + (["http "] if http_matches else [])
+    rates: dict[str, list[float]] = {f"{k}{n}": [] for k in kinds for n in ("one", "two")}
+    shares: dict[str, list[float]] = {"one": [], "http one": []}
+    cpu: list[dict[str, float]] = []  # per HTTP 1-process run: seconds per match
+    faults = 0
+    servers = [start_bot_server() for _ in range(2 if http_matches else 0)]
+    urls = [url for _, url in servers]
+    try:
+        for r in range(rounds):
+            order = list(rates)
+            order = order[r % len(order) :] + order[: r % len(order)]
+            for which in order:
+                spin, http = which.startswith("spin"), which.startswith("http")
+                total = http_matches if http else matches
+                one = which.endswith("one")
+                server_cpu = cpu_seconds(servers[0][0].pid) if http else 0.0
+                results = run_workers(
+                    _splits(total, 1 if one else 2),
+                    replay=one and not spin,
+                    spin=spin,
+                    urls=urls if http else None,
+                )
+                wall = max(x["end"] for x in results) - min(x["start"] for x in results)
+                rates[which].append(total / wall)
+                if spin:
+                    continue
                 faults += sum(x["faults"] for x in results)
-                if which == "one":
-                    shares.append(results[0]["referee_seconds"] / results[0]["seconds"])
-    return {**rates, "shares": shares, "faults": faults}
+                if one:
+                    shares[which].append(results[0]["referee_seconds"] / results[0]["seconds"])
+                if http and one:  # the server's share includes the warm-up match: + 1
+                    server_cpu = cpu_seconds(servers[0][0].pid) - server_cpu
+                    cpu.append(
+                        {
+                            "wall": results[0]["seconds"] / total,
+                            "match": results[0]["cpu_seconds"] / total,
+                            "server": server_cpu / (total + 1),
+                        }
+                    )
+    finally:
+        for server, _ in servers:
+            stop_server(server)
+    return {**rates, "shares": shares, "cpu": cpu, "faults": faults}
 
 
 # -- report -----------------------------------------------------------------------------------
 
 
-def main() -> None:
+def report_throughput(t: dict[str, Any], args: argparse.Namespace) -> None:
+    print(
+        f"\nMatch throughput: one-hand matches, {args.rounds} rounds, faults {t['faults']}: "
+        f"{args.matches} per run of 4 house Easy bots in-process"
+        + (
+            f", {args.http_matches} per run of 4 HttpSeat seats asking LowestCard over loopback "
+            "(one waitress bot server per match process, on the same cores)"
+            if args.http_matches
+            else ""
+        )
+        + f"; calibration: a pure-Python loop, {SPIN:,} iterations per match of work"
+    )
+    print(
+        "| contestant | 1 process /s | 2 processes /s | speed-up (median of rounds) | "
+        "per round |\n|---|---:|---:|---:|---|"
+    )
+    rows = [("matches, house bots in-process", "")]
+    rows += [("matches, HTTP bots on loopback", "http ")] if args.http_matches else []
+    for name, kind in [*rows, ("calibration loop", "spin ")]:
+        a, b = t[f"{kind}one"], t[f"{kind}two"]
+        ups = [y / x for x, y in zip(a, b, strict=True)]
+        print(
+            f"| {name} | {statistics.median(a):,.1f} | {statistics.median(b):,.1f} | "
+            f"**{statistics.median(ups):.2f}×** | {', '.join(f'{x:.2f}' for x in ups)} |"
+        )
+    print(
+        "Target: 2 workers >= 1.8x one for in-process matches (the calibration loop shows the "
+        "most the machine allowed during this run)"
+    )
+    for label, key in (("house bots in-process", "one"), ("HTTP bots", "http one")):
+        if t["shares"][key]:
+            shares = t["shares"][key]
+            print(
+                f"Referee's share of a match, {label} (same moves replayed through the referee "
+                f"alone): {statistics.median(shares):.1%} "
+                f"(per round {', '.join(f'{x:.1%}' for x in shares)})"
+            )
+    if t["cpu"]:
+        ms = {k: statistics.median(x[k] for x in t["cpu"]) * 1000 for k in t["cpu"][0]}
+        cores = (ms["match"] + ms["server"]) / ms["wall"]
+        print(
+            f"HTTP bots, 1 process, per match (medians): {ms['wall']:.0f} ms wall; CPU "
+            f"{ms['match']:.0f} ms in the match process and {ms['server']:.0f} ms in the bot "
+            f"server: {cores:.2f} cores busy, so on {os.cpu_count()} cores 2 workers (with "
+            f"their bot servers) can be at most {min(2, (os.cpu_count() or 1) / cores):.2f}x one"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each part")
     parser.add_argument("--games", type=int, default=4, help="one-hand games of observations")
     parser.add_argument("--matches", type=int, default=300, help="matches per throughput run")
+    parser.add_argument(
+        "--http-matches",
+        type=int,
+        default=60,
+        help="matches per throughput run with HTTP bots (0: skip them)",
+    )
     parser.add_argument("--part", choices=["all", "decision", "throughput"], default="all")
     parser.add_argument("--serve-bot", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--matches-worker", nargs=2, type=int, help=argparse.SUPPRESS)
     parser.add_argument("--replay", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--spin", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    parser.add_argument("--http", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
     if args.serve_bot:
         _serve_bot()
         return
@@ -356,7 +503,7 @@ def main() -> None:
         _spin_worker(args.matches_worker[1])
         return
     if args.matches_worker:
-        _matches_worker(*args.matches_worker, replay=args.replay)
+        _matches_worker(*args.matches_worker, replay=args.replay, url=args.http)
         return
     print(
         f"CPython {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
@@ -387,31 +534,7 @@ def main() -> None:
         diff = statistics.median(a - b for a, b in zip(arena, raw, strict=True))
         print(f"Median paired difference: {diff:,.0f} µs per decision (target ≤ 1.5×, aim 1.2×)")
     if args.part in ("all", "throughput"):
-        t = throughput(args.rounds, args.matches)
-        print(
-            f"\nMatch throughput: {args.matches} one-hand matches of 4 house Easy bots "
-            f"in-process, {args.rounds} rounds, faults {t['faults']}; calibration: a pure-Python "
-            f"loop, {SPIN:,} iterations per match of work"
-        )
-        print(
-            "| contestant | 1 process /s | 2 processes /s | speed-up (median of rounds) | "
-            "per round |\n|---|---:|---:|---:|---|"
-        )
-        for name, a, b in (("matches", "one", "two"), ("calibration loop", "spin one", "spin two")):
-            ups = [y / x for x, y in zip(t[a], t[b], strict=True)]
-            print(
-                f"| {name} | {statistics.median(t[a]):,.1f} | {statistics.median(t[b]):,.1f} | "
-                f"**{statistics.median(ups):.2f}×** | {', '.join(f'{x:.2f}' for x in ups)} |"
-            )
-        print(
-            "Target: 2 workers >= 1.8x one for matches (the calibration loop shows the most the "
-            "machine allowed during this run)"
-        )
-        share = statistics.median(t["shares"])
-        print(
-            f"Referee's share of a match (same moves replayed through the referee alone): "
-            f"{share:.1%} (per round {', '.join(f'{x:.1%}' for x in t['shares'])})"
-        )
+        report_throughput(throughput(args.rounds, args.matches, args.http_matches), args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,43 @@
+"""The benchmark scripts still run and print their figures (tiny sizes: this checks that they
+work, not how fast anything is)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import arena, memory, web
+
+
+def test_arena_throughput_prints_in_process_and_http_rows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    arena.main(["--part", "throughput", "--rounds", "1", "--matches", "4", "--http-matches", "2"])
+    out = capsys.readouterr().out
+    assert "| matches, house bots in-process |" in out
+    assert "| matches, HTTP bots on loopback |" in out
+    assert "Referee's share of a match, HTTP bots" in out
+    assert "cores busy" in out
+    assert "faults 0" in out
+
+
+def test_web_prints_every_endpoint_at_both_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    # the built-in load generator, so this runs where wrk is not installed too
+    sizes = "--bots 8 --group 5 --small 6 --matches 12 --verify 3 --rounds 1 --single 2"
+    web.main([*sizes.split(), "--seconds", "0.3", "--connections", "4", "--tool", "python"])
+    out = capsys.readouterr().out
+    assert "stored 12 matches" in out
+    for name in web.ENDPOINTS:
+        row = next(line for line in out.splitlines() if line.startswith(f"| {name} |"))
+        assert row.endswith("| 0 |"), row  # no failed request
+    assert "4 stored logs (the loaded one and others picked at random) checked" in out
+
+
+def test_memory_samples_the_worker_through_a_tournament(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    memory.main(["--matches", "5", "--checkpoints", "2"])
+    out = capsys.readouterr().out
+    assert "Worker memory over a 5-match tournament" in out
+    assert "Growth from" in out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + 3  # the header, then 0 matches and each checkpoint
