@@ -241,17 +241,20 @@ class Store:
         return _bot_from(raw) if raw else None
 
     def get_bots(self, bot_ids: Iterable[str]) -> dict[str, Bot]:
-        """The stored bots among ``bot_ids``, by id."""
+        """The stored bots among ``bot_ids``, by id, in the order given (one round trip)."""
+        ids = list(dict.fromkeys(bot_ids))
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in ids:
+            pipe.hgetall(_bot(bot_id))
         found = {}
-        for bot_id in bot_ids:
-            bot = self.get_bot(bot_id)
-            if bot is not None:
-                found[bot_id] = bot
+        for bot_id, raw in zip(ids, pipe.execute(), strict=True):
+            if raw:
+                found[bot_id] = _bot_from(_strings(raw))
         return found
 
     def list_bots(self, *, page: int, per_page: int) -> Page[Bot]:
         ids, total = self._page(_BOTS, page, per_page)
-        return Page([b for b in map(self.get_bot, ids) if b], total, page, per_page)
+        return Page(list(self.get_bots(ids).values()), total, page, per_page)
 
     def bot_for_token(self, token: str) -> str | None:
         """The id of the bot ``token`` manages, or None."""
@@ -481,7 +484,19 @@ class Store:
             every = _strings_list(self.redis.zinter(keys, aggregate="MAX"))[::-1]
             start = (page - 1) * per_page
             ids, total = every[start : start + per_page], len(every)
-        return Page([m for m in map(self.get_match, ids) if m], total, page, per_page)
+        return Page(self.get_matches(ids), total, page, per_page)
+
+    def get_matches(self, match_ids: Sequence[str]) -> list[Match]:
+        """The stored matches among ``match_ids``, in the order given (one round trip)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.hgetall(_match(match_id))
+        found = []
+        for match_id, raw in zip(match_ids, pipe.execute(), strict=True):
+            fields = _strings(raw)
+            if "seats" in fields:
+                found.append(_match_from(match_id, fields))
+        return found
 
     def replay_blob(self, match_id: str) -> bytes | None:
         """The packed sealed log (``replays.integrity.unpack`` reads it)."""
@@ -600,8 +615,9 @@ class Store:
         """Ratings best first, each with its rank (1 = best)."""
         ids, total = self._page(_LADDER, page, per_page)
         first = (page - 1) * per_page + 1
-        found = [(first + i, self.rating(bot_id)) for i, bot_id in enumerate(ids)]
-        return Page([(rank, r) for rank, r in found if r], total, page, per_page)
+        raw = self.redis.mget([_rating(bot_id) for bot_id in ids]) if ids else []
+        found = [(first + i, Rating(**json.loads(r))) for i, r in enumerate(raw) if r]
+        return Page(found, total, page, per_page)
 
     def rating_history(self, bot_id: str) -> list[RatingPoint]:
         return [RatingPoint(**json.loads(p)) for p in self.redis.lrange(_history(bot_id), 0, -1)]
