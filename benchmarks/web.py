@@ -11,8 +11,9 @@ does (``create_match``, the total, ``running``). Every match is really played by
 ``workers.match.play_match``: each seat a random legal player logged as a bot over HTTP (its
 request's SHA-256, an answer, a latency: ``benchmarks.replays.ArenaSeat``), then sealed with
 Ed25519 and recorded with ``Store.record_result``, which keeps the standings and the ladder up
-to date incrementally. The first tournament (the one whose pages are loaded) plays matches to
-the rules' end; the others one hand per match (``--hands``), to keep the setup within minutes.
+to date incrementally. The first tournament (the one whose pages are loaded, and whose longest
+match is the replay loaded) plays matches to the rules' end; the others one hand per match
+(``--hands``), to keep the setup within minutes.
 Tournaments are played until ``--small`` matches are stored (the last one may be left part
 played, as a tournament in progress is); a second Redis is started on a copy of that data and
 filled up to ``--matches``. Both sizes are then served side by side.
@@ -80,6 +81,8 @@ class Arena:
     tournaments: int = 0
     recorded: list[str] = field(default_factory=list)
     featured: dict[str, str] = field(default_factory=dict)
+    """The tournament whose pages are loaded, and its longest match (the replay loaded)."""
+    featured_hands: int = 0
     hands_played: int = 0
 
 
@@ -229,8 +232,11 @@ def fill(arena: Arena, target: int, group: int, pending: list[Any]) -> list[Any]
             if first:
                 arena.featured["tournament"] = tid
         tid, spec, planned = pending.pop(0)
+        before = arena.hands_played
         match_id = play_and_record(arena, tid, spec, planned)
-        arena.featured.setdefault("match", match_id)
+        hands = arena.hands_played - before
+        if tid == arena.featured["tournament"] and hands > arena.featured_hands:
+            arena.featured["match"], arena.featured_hands = match_id, hands
     return pending
 
 

@@ -121,4 +121,5 @@ def print_standings(arena: ArenaClient, tournament: dict[str, Any]) -> None:
     click.echo(f"Ladder:          {arena.url}/")
     if matches:
         click.echo(f"A replay:        {arena.url}/matches/{matches[0]['id']}")
+    click.echo(f"Play a match:    {arena.url}/play")
     click.echo(f"API docs:        {arena.url}/api/docs")

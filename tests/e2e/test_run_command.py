@@ -59,6 +59,8 @@ def test_the_run_command_plays_the_demo_and_serves_its_standings(tmp_path: Path)
         assert replay
         check = requests.post(f"{base}/api/matches/{replay[1]}/verify", timeout=30).json()
         assert check["ok"], check
+        assert f"Play a match:    {base}/play" in output
+        assert requests.get(f"{base}/play", timeout=10).status_code == 200
     finally:
         process.send_signal(signal.SIGINT)
         try:
