@@ -103,6 +103,15 @@ def _checked(table: HumanTable, version: int) -> None:
 
 
 @contextmanager
+def _your_turn() -> Iterator[None]:
+    """:class:`NotYourTurn` answered as a 409 whose message says what to do instead."""
+    try:
+        yield
+    except NotYourTurn as error:
+        raise ApiError(409, str(error), error="not_your_turn") from None
+
+
+@contextmanager
 def _computers() -> Iterator[PlayerFor]:
     """Builds the computers' players for one request, and closes the HTTP ones after it."""
     config = arena().config
@@ -230,9 +239,8 @@ def move(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     _checked(table, args["version"])
     since = len(table.stored.moves)
     try:
-        table.play(_move_of(table, args))
-    except NotYourTurn as error:
-        raise ApiError(409, str(error), error="not_your_turn") from None
+        with _your_turn():
+            table.play(_move_of(table, args))
     except IllegalMoveError as error:
         raise ApiError(422, for_you(str(error), table.seat), error="illegal_move") from None
     return _state(_advance_and_save(table), since=since)
@@ -248,10 +256,8 @@ def next_hand(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     table = _load(game_id)
     _checked(table, args["version"])
     since = len(table.stored.moves)
-    try:
+    with _your_turn():
         table.next_hand()
-    except NotYourTurn as error:
-        raise ApiError(409, str(error), error="not_your_turn") from None
     return _state(_advance_and_save(table), since=since)
 
 
@@ -264,10 +270,8 @@ def difficulty(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Change the house bots' difficulty: it takes effect from your next hand."""
     table = _load(game_id)
     _checked(table, args["version"])
-    try:
+    with _your_turn():
         table.change_level(args["level"])
-    except NotYourTurn as error:
-        raise ApiError(409, str(error), error="not_your_turn") from None
     return _state(_advance_and_save(table), since=None)
 
 
@@ -279,10 +283,8 @@ def get_hint(game_id: str) -> dict[str, Any]:
     """What the Normal house bot would do in your place: the cards to expose (or pass), or one
     legal card to play."""
     table = _load(game_id)
-    try:
+    with _your_turn():
         decision = table.expecting()
-    except NotYourTurn as error:
-        raise ApiError(409, str(error), error="not_your_turn") from None
     suggested = hint(table.game.observation(table.seat))
     cards = [suggested.card] if isinstance(suggested, Play) else list(suggested.cards)
     return {"kind": decision.kind.value, "cards": CardSet.of(cards).names()}
