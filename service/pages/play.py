@@ -3,7 +3,7 @@ script asks the API for every state: /api/play, docs/API.md)."""
 
 from __future__ import annotations
 
-from flask import render_template
+from flask import Response, render_template, send_from_directory
 
 from referee import Variant
 from service.context import store
@@ -35,6 +35,15 @@ def play() -> str:
     bots = [(b.id, b.name) for b in store().human_game_bots()]
     variants = [(v.value, v.value.replace("_", " "), VARIANTS[v]) for v in Variant]
     return render_template("pages/play.html", house=house, bots=bots, variants=variants)
+
+
+@blp.route("/play-sw.js")
+def service_worker() -> Response:
+    """The Play page's service worker (static/play-sw.js), served from the root so that its
+    scope can cover /play; never cached by the browser, so that a new version takes over."""
+    response = send_from_directory(blp.static_folder or "", "play-sw.js", max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
 
 
 @blp.route("/play/<game_id>")

@@ -13,6 +13,11 @@ from tests.pages.conftest import Arena, screenshot
 from tests.service.play_support import ALL_EASY, one_hand, referee_game, seed_where
 
 PLAYABLE = "#hand button[data-playable='1']"
+KEPT = """caches.keys()
+    .then(keys => Promise.all(keys.map(k => caches.open(k).then(c => c.match(location.href)))))
+    .then(found => found.some(Boolean))"""
+"""Whether a cache of the page's origin holds the page."""
+CONTROLLED = "navigator.serviceWorker.controller !== null"
 
 
 def new_game(page: Page, arena: Arena, **body: Any) -> str:
@@ -212,3 +217,24 @@ def test_the_setup_form_starts_a_match_with_the_chosen_opponents_and_variant(
     assert current["rules"]["variants"] == ["no_exposure"]
     assert current["opponents"] == ["house:normal", "house:hard", "house:normal"]
     expect(page.locator(".pos-top .pname")).to_have_text("Hard")
+
+
+def test_offline_the_table_still_opens_and_goes_on_when_back_online(
+    page: Page, arena: Arena
+) -> None:
+    game_id = new_game(page, arena, seed="5")
+    open_game(page, arena, game_id)
+    before = hand_shown(page)
+    page.wait_for_function(KEPT)  # the service worker has kept this table
+    page.wait_for_function(CONTROLLED)  # and has taken the page over
+    page.reload()
+    settled(page)
+    page.wait_for_function(CONTROLLED)
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator("#message")).to_contain_text("You are offline")
+    page.context.set_offline(False)
+    expect(page.locator("#message")).not_to_contain_text("offline")
+    settled(page)
+    assert hand_shown(page) == before
+    screenshot(page, "play-back-online")

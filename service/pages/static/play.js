@@ -14,14 +14,28 @@ function cardLabel(name) {
   return (name[0] === "T" ? "10" : name[0]) + SUITS[name[1]];
 }
 
+const OFFLINE =
+  "You are offline. Your game is kept on the server: it goes on when you are back online.";
+
+// A request to the API; a lost connection is status 0, with OFFLINE as its message.
 async function api(method, path, body) {
   const options = { method, headers: { Accept: "application/json" } };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const response = await fetch("/api/play" + path, options);
-  return { ok: response.ok, status: response.status, data: await response.json() };
+  let response;
+  try {
+    response = await fetch("/api/play" + path, options);
+  } catch {
+    return { ok: false, status: 0, data: { message: OFFLINE } };
+  }
+  try {
+    return { ok: response.ok, status: response.status, data: await response.json() };
+  } catch {
+    const message = `The arena answered HTTP ${response.status}: try again in a moment.`;
+    return { ok: false, status: response.status, data: { message } };
+  }
 }
 
 // -- choosing opponents and rules ------------------------------------------------------------
@@ -97,6 +111,7 @@ class PlayTable {
     const r = await api("GET", "/" + this.id);
     if (!r.ok) {
       this.say(r.data.message, "error");
+      if (r.status === 0) window.addEventListener("online", () => this.load(), { once: true });
       return;
     }
     this.render(r.data);
@@ -116,6 +131,8 @@ class PlayTable {
     if (!r.ok) {
       this.setBusy(false);
       this.say(r.data.message, "error");
+      // the move may have reached the server before the connection dropped: read it again
+      if (r.status === 0) window.addEventListener("online", () => this.load(), { once: true });
       if (r.status === 409) {
         const fresh = await api("GET", "/" + this.id);
         if (fresh.ok) this.render(fresh.data, r.data.message);
@@ -456,6 +473,10 @@ class PlayTable {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/play-sw.js", { scope: "/play" });
+    navigator.serviceWorker.ready.then((reg) => reg.active.postMessage({ keep: location.href }));
+  }
   const form = document.getElementById("play-setup");
   if (form) setupForm(form);
   const root = document.getElementById("play");
