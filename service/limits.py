@@ -1,4 +1,5 @@
-"""Rate limits (flask-limiter on the arena's Redis): registration is limited per client address."""
+"""Rate limits (flask-limiter on the arena's Redis): registrations and new human games are limited
+per client address."""
 
 from __future__ import annotations
 
@@ -13,3 +14,8 @@ limiter = Limiter(key_func=get_remote_address, strategy="fixed-window", headers_
 def register_limit() -> str:
     """The configured registration limit (read per request, so each app can have its own)."""
     return arena().config.register_limit
+
+
+def play_limit() -> str:
+    """The configured limit on starting human games."""
+    return arena().config.play_limit

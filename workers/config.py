@@ -14,6 +14,7 @@ from pathlib import Path
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_QUEUE = "arena"
 DEFAULT_REGISTER_LIMIT = "10 per hour"
+DEFAULT_PLAY_LIMIT = "60 per hour"
 DEFAULT_SECRET_GRACE_S = 3600
 
 
@@ -33,6 +34,8 @@ class Config:
     """Accept bot endpoints on private, loopback or link-local addresses (development only)."""
     register_limit: str = DEFAULT_REGISTER_LIMIT
     """Registrations allowed per client address (flask-limiter syntax)."""
+    play_limit: str = DEFAULT_PLAY_LIMIT
+    """Human games a client address may start on the Play page (flask-limiter syntax)."""
     replay_key_path: Path | None = None
     """The arena's Ed25519 private key (PEM) that seals match logs."""
     queue_name: str = DEFAULT_QUEUE
@@ -63,6 +66,7 @@ class Config:
             operator_token=env.get("GONGZHU_OPERATOR_TOKEN", ""),
             allow_private_endpoints=_flag(env, "GONGZHU_ALLOW_PRIVATE_ENDPOINTS"),
             register_limit=env.get("GONGZHU_REGISTER_LIMIT", DEFAULT_REGISTER_LIMIT),
+            play_limit=env.get("GONGZHU_PLAY_LIMIT", DEFAULT_PLAY_LIMIT),
             replay_key_path=Path(key_path) if key_path else None,
             queue_name=env.get("GONGZHU_QUEUE", DEFAULT_QUEUE),
             secret_grace_s=_number(env, "GONGZHU_SECRET_GRACE_S", DEFAULT_SECRET_GRACE_S),

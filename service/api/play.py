@@ -36,6 +36,7 @@ from replays.integrity import key_id_of, seal
 from service.api.play_view import for_you, level_name, play_state
 from service.context import arena, store
 from service.errors import ApiError, ErrorSchema, field_error
+from service.limits import limiter, play_limit
 from service.schemas import (
     PlayCreate,
     PlayHintSchema,
@@ -177,10 +178,12 @@ def opponents() -> list[dict[str, str]]:
 
 @blp.route("")
 class Games(MethodView):
+    @limiter.limit(play_limit, methods=["POST"])
     @blp.arguments(PlayCreate)
     @blp.response(201, PlayStateSchema)
     @blp.alt_response(422, schema=ErrorSchema, description="an unknown or unavailable opponent")
     @blp.alt_response(403, schema=ErrorSchema, description="a bot whose owner does not allow it")
+    @blp.alt_response(429, schema=ErrorSchema, description="too many games started")
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
         """Start a game against three computers; the computers play until it is your turn."""
         _opponent_bots(args["opponents"])

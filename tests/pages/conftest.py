@@ -54,7 +54,10 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     key_path = tmp_path_factory.mktemp("pages-keys") / "replay.pem"
     key_path.write_bytes(private_key_pem(generate_key()))
     config = Config(
-        redis_url=redis.url, secret_key=Fernet.generate_key().decode(), replay_key_path=key_path
+        redis_url=redis.url,
+        secret_key=Fernet.generate_key().decode(),
+        replay_key_path=key_path,
+        play_limit="1000 per minute",  # the page tests start many games from one address
     )
     store = Store.from_url(config.redis_url, config.secret_key)
     bots = [_bot(store, "alpha"), _bot(store, "beta"), "house:easy", "house:hard"]

@@ -29,6 +29,7 @@ def config(redis_server: str, tmp_path: Path) -> Config:
         operator_token=OPERATOR,
         allow_private_endpoints=False,
         register_limit="1000 per minute",
+        play_limit="1000 per minute",
         replay_key_path=key_path,
         handshake_timeout_s=1.0,
     )

@@ -47,6 +47,7 @@ def config(redis_url: str, secret_key: str, replay_key_path: Path) -> Config:
         operator_token=OPERATOR,
         allow_private_endpoints=True,
         register_limit="5 per minute",
+        play_limit="20 per minute",
         replay_key_path=replay_key_path,
         handshake_timeout_s=1.0,
     )

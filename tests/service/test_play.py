@@ -227,3 +227,11 @@ def test_registered_bots_play_only_when_their_owners_allow_it(
     assert all(d.request_sha256 for h in log.hands for d in h.decisions if d.seat == 2)
     unknown = client.post("/api/play", json={"opponents": ["house:easy", "bot_nope", "house:easy"]})
     assert unknown.status_code == 422 and "opponents" in unknown.json["errors"]
+
+
+def test_starting_games_is_rate_limited_per_client(client: FlaskClient) -> None:
+    for _ in range(20):
+        start(client)
+    response = client.post("/api/play", json={"opponents": ALL_EASY, "seat": 0})
+    assert response.status_code == 429 and response.json["error"] == "rate_limited"
+    assert "20 per 1 minute" in response.json["message"]
