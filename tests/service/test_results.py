@@ -11,6 +11,8 @@ from referee import Rules
 from replays.integrity import pack, public_key_from_pem
 from replays.log import TimeControl
 from service import Config
+from service.pages import views
+from service.pages.views import viewer_data
 from tests.service.service_support import sealed_log
 from workers.records import Format, TournamentSpec, TournamentStatus
 from workers.store import Store
@@ -117,3 +119,20 @@ def test_a_match_announced_before_it_finishes(store: Store, config: Config) -> N
     assert store.list_matches(page=1, per_page=10).total == 1
     with pytest.raises(ValueError, match="m9"):
         store.record_result("m10", log)
+
+
+def test_the_replay_viewer_computes_a_log_once_and_shows_current_names(
+    store: Store, recorded: dict[str, Any], client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    viewer_data.cache_clear()
+    first = client.get("/matches/m1")
+    assert first.status_code == 200
+    # the bot is renamed: the page shows its current name, the cached data keeps the logged one
+    monkeypatch.setattr(views, "names", lambda ids: {"bot_a": "Renamed", "house:easy": "easy"})
+    again = client.get("/matches/m1")
+    assert again.status_code == 200 and b"Renamed" in again.data and b"Renamed" not in first.data
+    info = viewer_data.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    blob = store.replay_blob("m1")
+    assert blob is not None
+    assert [seat["name"] for seat in viewer_data(blob)["seats"]] == BOTS
