@@ -42,7 +42,15 @@ from referee.moves import (
 )
 from referee.observation import Observation, observe
 from referee.players import RandomPlayer
-from referee.records import HandResult, Outcome, Phase, Termination, Trick, places_of
+from referee.records import (
+    HandResult,
+    Outcome,
+    Phase,
+    Termination,
+    Trick,
+    places_of,
+    qd_later_tricks,
+)
 from referee.rules import STANDARD, PassDirection, Rules, RulesError, Variant
 from referee.scoring import SeatScore, score_seat
 
@@ -52,6 +60,6 @@ __all__ = [
     "IllegalMoveError", "InvalidCardError", "InvalidMoveError", "MatchOverError", "Move",
     "NotYourTurnError", "Observation", "Outcome", "Pass", "PassDirection", "Phase", "Play",
     "RandomPlayer", "Rules", "RulesError", "SeatScore", "Suit", "Termination", "Trick", "Variant",
-    "card_name", "deal_from_seed", "observe", "parse_card", "places_of", "rank_of", "score_seat",
-    "suit_of",
+    "card_name", "deal_from_seed", "observe", "parse_card", "places_of", "qd_later_tricks",
+    "rank_of", "score_seat", "suit_of",
 ]  # fmt: skip

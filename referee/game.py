@@ -31,7 +31,6 @@ from referee.cards import (
     FULL_DECK,
     HEARTS_MASK,
     PIG,
-    QUEEN_OF_DIAMONDS,
     SUIT_MASKS,
     TWO_OF_CLUBS,
     TWO_OF_SPADES,
@@ -54,7 +53,16 @@ from referee.moves import (
     Play,
 )
 from referee.observation import Observation, observe
-from referee.records import SEATS, HandResult, Outcome, Phase, Termination, Trick, places_of
+from referee.records import (
+    SEATS,
+    HandResult,
+    Outcome,
+    Phase,
+    Termination,
+    Trick,
+    places_of,
+    qd_later_tricks,
+)
 from referee.rules import PLUS_1000, Rules, Variant
 from referee.scoring import score_seat
 
@@ -308,11 +316,7 @@ class Game:
 
     def _finish_hand(self) -> None:
         rules = self.rules
-        qd_later = [0, 0, 0, 0]
-        if rules.qd_bonus:
-            captured = next(i for i, t in enumerate(self.tricks) if QUEEN_OF_DIAMONDS in t.cards)
-            taker = self.tricks[captured].winner
-            qd_later[taker] = sum(1 for t in self.tricks[captured + 1 :] if t.winner == taker)
+        qd_later = qd_later_tricks(self.tricks) if rules.qd_bonus else (0, 0, 0, 0)
         s0, s1, s2, s3 = (
             score_seat(
                 self.taken[s], self.exposed, qd_later_tricks=qd_later[s], hand_cap=rules.hand_cap

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from referee.cards import CARD_NAMES, CardSet, parse_card
+from referee.cards import CARD_NAMES, QUEEN_OF_DIAMONDS, CardSet, parse_card
 from referee.scoring import SeatScore
 
 SEATS = range(4)
@@ -141,3 +141,24 @@ def places_of(totals: Sequence[int]) -> tuple[int, int, int, int]:
     """
     p = [1 + sum(1 for other in totals if other > t) for t in totals]
     return p[0], p[1], p[2], p[3]
+
+
+def qd_later_tricks(tricks: Sequence[Trick]) -> tuple[int, int, int, int]:
+    """For the ``qd_bonus`` variant: each seat's tricks won after it took ``QD``, among
+    ``tricks`` (a hand's completed tricks so far, in order); zero until ``QD`` is taken.
+
+    >>> def trick(leader, cards, winner):
+    ...     return Trick(leader, tuple(parse_card(c) for c in cards.split()), winner)
+    >>> tricks = [trick(0, "2C 3C 4C 5C", 2), trick(2, "QD 2D 3D 4D", 1)]
+    >>> tricks.append(trick(1, "6C 7C 8C 9C", 1))
+    >>> qd_later_tricks(tricks)  # seat 1 took QD in the second trick, then won one more
+    (0, 1, 0, 0)
+    """
+    counts = [0, 0, 0, 0]
+    taker = -1
+    for trick in tricks:
+        if taker >= 0 and trick.winner == taker:
+            counts[taker] += 1
+        elif QUEEN_OF_DIAMONDS in trick.cards:
+            taker = trick.winner
+    return counts[0], counts[1], counts[2], counts[3]

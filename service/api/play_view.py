@@ -20,6 +20,7 @@ from referee import (
     Phase,
     Suit,
     card_name,
+    qd_later_tricks,
     score_seat,
 )
 from workers.human import HumanTable, participant_at
@@ -70,6 +71,7 @@ def play_state(table: HumanTable, names: dict[str, str], *, since: int | None) -
     played = obs.played
     exposed_all = CardSet.of(c for cards in obs.exposed for c in cards)
     hand_cap = game.rules.hand_cap
+    qd_later = qd_later_tricks(obs.tricks) if obs.rules.qd_bonus else (0, 0, 0, 0)
     seats = []
     for s in range(4):
         position = (s - seat) % 4
@@ -85,7 +87,9 @@ def play_state(table: HumanTable, names: dict[str, str], *, since: int | None) -
                 "cards_held": held,
                 "exposed": (obs.exposed[s] - played).names(),
                 "taken": obs.taken[s].names(),
-                "hand_score": score_seat(obs.taken[s], exposed_all, hand_cap=hand_cap).score,
+                "hand_score": score_seat(
+                    obs.taken[s], exposed_all, qd_later_tricks=qd_later[s], hand_cap=hand_cap
+                ).score,
                 "total": obs.totals[s],
             }
         )

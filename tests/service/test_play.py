@@ -235,3 +235,16 @@ def test_starting_games_is_rate_limited_per_client(client: FlaskClient) -> None:
     response = client.post("/api/play", json={"opponents": ALL_EASY, "seat": 0})
     assert response.status_code == 429 and response.json["error"] == "rate_limited"
     assert "20 per 1 minute" in response.json["message"]
+
+
+def test_the_hand_scores_shown_during_a_hand_end_at_the_referees_with_the_qd_bonus(
+    client: FlaskClient,
+) -> None:
+    rules = {**Rules.with_variants("qd_bonus", "no_exposure").to_json(), "fixed_hands": 1}
+    bonuses = []
+    for seed in ("1", "2", "3", "4"):
+        state = play_to_the_end(client, start(client, rules=rules, seed=seed))
+        result = state["hand_result"]
+        assert [s["hand_score"] for s in state["seats"]] == result["scores"]
+        bonuses += [s["qd_bonus"] for s in result["seats"]]
+    assert any(bonuses)  # the bonus counted in at least one of these hands
