@@ -129,8 +129,13 @@ def pack(sealed: Mapping[str, Any]) -> bytes:
     return zlib.compress(canonical(sealed), 9)
 
 
+def unpacked_json(blob: bytes) -> bytes:
+    """A stored log's canonical JSON, as bytes (what :func:`pack` compressed)."""
+    return zlib.decompress(blob)
+
+
 def unpack(blob: bytes) -> dict[str, Any]:
-    data = json.loads(zlib.decompress(blob))
+    data = json.loads(unpacked_json(blob))
     if not isinstance(data, dict):
         raise ValueError("a stored log is a JSON object")
     return data

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, jsonify
+from flask import Response
 from flask_smorest import Blueprint
 
-from replays.integrity import IntegrityError, check, key_id_of, public_key_pem, unpack
+from replays.integrity import (
+    IntegrityError,
+    check,
+    key_id_of,
+    public_key_pem,
+    unpack,
+    unpacked_json,
+)
 from replays.upgrade import LogReadError, read_log
 from replays.verify import verify
 from service.api import views
@@ -18,13 +25,17 @@ from service.schemas import MatchArgs, MatchSchema, VerificationSchema, page_of
 blp = Blueprint("matches", __name__, url_prefix="/api", description="Matches and replays")
 
 
-def _sealed_log(match_id: str) -> dict[str, Any]:
+def _packed_log(match_id: str) -> bytes:
     blob = store().replay_blob(match_id)
     if blob is None:
         if store().get_match(match_id) is None:
             raise ApiError(404, f"there is no match {match_id}")
         raise ApiError(404, f"match {match_id} has no replay yet: it has not finished")
-    return unpack(blob)
+    return blob
+
+
+def _sealed_log(match_id: str) -> dict[str, Any]:
+    return unpack(_packed_log(match_id))
 
 
 @blp.route("/matches")
@@ -57,7 +68,8 @@ def get_match(match_id: str) -> dict[str, Any]:
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
 def replay(match_id: str) -> Response:
     """The match's sealed log: every decision, its integrity block and the arena's signature."""
-    return jsonify(_sealed_log(match_id))
+    # the stored canonical JSON as it is: nothing to parse and encode again
+    return Response(unpacked_json(_packed_log(match_id)), mimetype="application/json")
 
 
 @blp.route("/matches/<match_id>/verify", methods=["POST"])
