@@ -68,8 +68,13 @@ from referee.scoring import score_seat
 
 PASS_COUNT = 3
 # Module-level Final names compile to C globals under mypyc: cheaper than attribute lookups.
+# (Likewise ``xs[i] = xs[i] ^ y`` rather than ``xs[i] ^= y`` on the hot path: mypyc compiles the
+# first to native int operations, the second to a generic in-place call.)
 _PLAYING: Final = Phase.PLAYING
 _PLAYS: Final = PLAYS
+_PLAY_TYPE: Final = Play
+_EXPOSE_TYPE: Final = Expose
+_PASS_TYPE: Final = Pass
 _SUIT_BITS: Final = 0x1FFF
 _HEARTS: Final = 0x1FFF << 26
 _SPADES: Final = 0x1FFF << 39
@@ -304,7 +309,7 @@ class Game:
         winner = (leader + trick.index(best)) % 4
         # tuple.__new__ skips the NamedTuple's Python-level __new__ (13 times a hand).
         self.tricks.append(tuple.__new__(Trick, (leader, (c0, c1, c2, c3), winner)))
-        self.taken[winner] |= mask
+        self.taken[winner] = self.taken[winner] | mask
         self.opened |= led
         self.trick = []
         self._led_mask = 0
@@ -327,7 +332,8 @@ class Game:
         for s in SEATS:
             self.totals[s] += seats[s].score
         standing = self.standing()
-        self.results.append(HandResult(self.hand_number, CardSet(self.exposed), seats, standing))
+        fields = (self.hand_number, CardSet(self.exposed), seats, standing)
+        self.results.append(tuple.__new__(HandResult, fields))  # see _finish_trick
         self.hand_tricks.append(tuple(self.tricks))
         termination = self._termination(standing)
         if termination is None:
@@ -504,7 +510,7 @@ class Game:
 
     def push(self, move: AnyMove) -> None:
         """Apply a move, or raise :class:`IllegalMoveError` (changing nothing)."""
-        if type(move) is Play:
+        if type(move) is _PLAY_TYPE:
             seat, card = move
             legal = self._legal
             if legal < 0:
@@ -521,7 +527,7 @@ class Game:
             # The undo record is as small as the play allows: most plays stay inside a trick.
             if n < 3:
                 self._undo.append(self.hearts_broken)
-                self.hands[seat] ^= bit
+                self.hands[seat] = self.hands[seat] ^ bit
                 if not n:
                     self._led_mask = _SUIT_BITS << card // 13 * 13
                 elif bit & _HEARTS and not self._led_mask & _HEARTS:
@@ -535,7 +541,7 @@ class Game:
                         self.hearts_broken,
                     )
                 )  # fmt: skip
-                self.hands[seat] ^= bit
+                self.hands[seat] = self.hands[seat] ^ bit
                 if bit & _HEARTS and not self._led_mask & _HEARTS:
                     self.hearts_broken = True
                 trick.append(card)
@@ -543,7 +549,7 @@ class Game:
             else:
                 snapshot = self._snapshot()
                 self._undo.append(snapshot)
-                self.hands[seat] ^= bit
+                self.hands[seat] = self.hands[seat] ^ bit
                 if bit & _HEARTS and not self._led_mask & _HEARTS:
                     self.hearts_broken = True
                 trick.append(card)
@@ -553,11 +559,11 @@ class Game:
                     self._undo.pop()
                     self._restore(snapshot)
                     raise
-        elif type(move) is Expose:
+        elif type(move) is _EXPOSE_TYPE:
             self._check_exposure(move)
             self._undo.append(self._snapshot())
             self._expose(move.seat, move.cards.mask)
-        elif type(move) is Pass:
+        elif type(move) is _PASS_TYPE:
             self._check_pass(move)
             self._undo.append(self._snapshot())
             self._pass(move.seat, move.cards.mask)
