@@ -16,9 +16,7 @@ import socket
 from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
-from workers.addresses import PrivateAddressError, ensure_public, is_public
-
-__all__ = ["MAX_URL_LENGTH", "EndpointError", "check_public", "check_url", "is_public"]
+from workers.addresses import PrivateAddressError, ensure_public
 
 MAX_URL_LENGTH = 2048
 

@@ -8,7 +8,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from referee import Rules, RulesError
 from service.endpoints import MAX_URL_LENGTH
-from workers.records import HOUSE_BOTS
+from workers.records import HOUSE_BOTS, HOUSE_LEVELS
 
 MAX_PER_PAGE = 100
 
@@ -305,7 +305,7 @@ class PlayMove(PlayVersion):
 class PlayLevel(PlayVersion):
     level = fields.String(
         required=True,
-        validate=validate.OneOf([p.split(":", 1)[1] for p in HOUSE_BOTS]),
+        validate=validate.OneOf(HOUSE_LEVELS),
         metadata={"description": "the house bots' difficulty from your next hand on"},
     )
 

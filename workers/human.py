@@ -18,15 +18,15 @@ from bot_sdk.protocol import decision_id
 from referee import AnyMove, CardSet, Decision, Game, IllegalMoveError, Phase, Play, card_name
 from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
 from replays.recorder import MatchRecorder
+from workers.jobs import seat_info
 from workers.match import FaultBook, SeatPlayer
-from workers.records import HOUSE_BOTS, Bot, HumanGame
+from workers.records import HOUSE_BOTS, HOUSE_LEVELS, Bot, HumanGame
 
 HUMAN = "human"
 """The participant id of the person's seat in a human game's log."""
 HUMAN_TIME_CONTROL = TimeControl(decision_ms=1000, bank_ms=5000, fault_limit=5)
 """The computers' time control: a registered bot can hold up one request by at most its 1 s
 limit plus what is left of its 5 s bank, and a house bot answers in well under that."""
-LEVELS = tuple(p.split(":", 1)[1] for p in HOUSE_BOTS)
 
 PlayerFor = Callable[[int, str], SeatPlayer]
 """Builds the player of a computer seat from its seat and participant id."""
@@ -71,12 +71,8 @@ def seat_infos(stored: HumanGame, bots: Mapping[str, Bot]) -> list[SeatInfo]:
             infos.append(SeatInfo(seat, HUMAN, "Human player", kind="human"))
             continue
         participant = participant_at(stored, seat, 1)
-        if participant in HOUSE_BOTS:
-            level = participant.split(":", 1)[1]
-            infos.append(SeatInfo(seat, participant, f"house-{level}", "1", kind="house"))
-        else:
-            bot = bots[participant]
-            infos.append(SeatInfo(seat, bot.id, bot.name, bot.version, kind="http"))
+        bot = None if participant in HOUSE_BOTS else bots[participant]
+        infos.append(seat_info(seat, participant, bot))
     return infos
 
 
@@ -153,8 +149,8 @@ class HumanTable:
         """The house bots play at ``level`` from the person's next hand on."""
         if self.game.is_over():
             raise NotYourTurn("the match is over: there is no next hand")
-        if level not in LEVELS:
-            raise ValueError(f"no difficulty {level!r}; choose one of {', '.join(LEVELS)}")
+        if level not in HOUSE_LEVELS:
+            raise ValueError(f"no difficulty {level!r}; choose one of {', '.join(HOUSE_LEVELS)}")
         change = (self.stored.acknowledged + 2, level)
         self.stored = replace(self.stored, level_changes=(*self.stored.level_changes, change))
 

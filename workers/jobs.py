@@ -21,7 +21,14 @@ from workers.bot_client import HelloError, HttpSeat
 from workers.config import Config
 from workers.match import InProcessSeat, SeatPlayer, play_match
 from workers.queueing import enqueue_match
-from workers.records import HOUSE_BOTS, BotStatus, MatchStatus, TournamentStatus
+from workers.records import (
+    HOUSE_BOTS,
+    Bot,
+    BotStatus,
+    MatchStatus,
+    TournamentStatus,
+    house_level,
+)
 from workers.schedule import plan
 from workers.store import Store, WrongState, timestamp
 
@@ -131,18 +138,23 @@ def _greet(
     return failures
 
 
+def seat_info(seat: int, participant: str, bot: Bot | None = None) -> SeatInfo:
+    """Who sits in ``seat`` as the match log names it: a house bot, or the registered ``bot``."""
+    if bot is None:
+        return SeatInfo(seat, participant, f"house-{house_level(participant)}", "1", kind="house")
+    return SeatInfo(seat, bot.id, bot.name, bot.version, kind="http")
+
+
 def seat_player(store: Store, config: Config, seat: int, participant: str, seed: str) -> SeatPlayer:
     """A house bot in-process, or the registered bot over HTTP with its signing secrets."""
     if participant in HOUSE_BOTS:
-        level = participant.split(":", 1)[1]
-        info = SeatInfo(seat, participant, f"house-{level}", "1", kind="house")
-        return InProcessSeat(house_bot(level, seed=f"{seed}:{seat}"), info)
+        level = house_level(participant)
+        return InProcessSeat(house_bot(level, seed=f"{seed}:{seat}"), seat_info(seat, participant))
     bot = store.get_bot(participant)
     if bot is None:
         raise LookupError(f"participant {participant!r} is neither a house bot nor a stored bot")
-    info = SeatInfo(seat, bot.id, bot.name, bot.version, kind="http")
     return HttpSeat(
-        info,
+        seat_info(seat, participant, bot),
         bot.endpoint,
         store.signing_secrets(bot.id),
         allow_private=config.allow_private_endpoints,

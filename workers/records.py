@@ -17,6 +17,15 @@ from replays.log import DecisionRecord, TimeControl
 HOUSE_BOTS = ("house:easy", "house:normal", "house:hard")
 """Participants played in-process by the workers; every other participant is a registered bot."""
 
+
+def house_level(participant: str) -> str:
+    """The level of a house participant: ``house_level("house:hard") == "hard"``."""
+    return participant.split(":", 1)[1]
+
+
+HOUSE_LEVELS = tuple(house_level(p) for p in HOUSE_BOTS)
+"""The house bots' levels, easiest first."""
+
 T = TypeVar("T")
 
 

@@ -14,6 +14,7 @@ from referee import (
     EXPOSABLE_CARDS,
     SUITS,
     CardSet,
+    Decision,
     DecisionKind,
     Observation,
     Outcome,
@@ -24,7 +25,7 @@ from referee import (
     score_seat,
 )
 from workers.human import HumanTable, participant_at
-from workers.records import HOUSE_BOTS, HumanGame
+from workers.records import HOUSE_BOTS, HumanGame, house_level
 
 POSITIONS = ("bottom", "right", "top", "left")
 """Where each seat sits on the person's screen, counting on from their own seat in play order."""
@@ -57,7 +58,7 @@ def for_you(reason: str, seat: int) -> str:
 
 
 def level_name(participant: str) -> str:
-    return participant.split(":", 1)[1].capitalize()
+    return house_level(participant).capitalize()
 
 
 def play_state(table: HumanTable, names: dict[str, str], *, since: int | None) -> dict[str, Any]:
@@ -108,7 +109,7 @@ def play_state(table: HumanTable, names: dict[str, str], *, since: int | None) -
         "decision": None
         if decision is None
         else {"kind": decision.kind.value, "count": decision.count},
-        "hand": _hand(table, obs),
+        "hand": _hand(table, obs, decision),
         "seats": seats,
         "trick": [{"seat": s, "card": card_name(c)} for s, c in obs.trick],
         "last_trick": _last_trick(obs),
@@ -129,8 +130,7 @@ def _name(participant: str, names: dict[str, str]) -> str:
     return names.get(participant, participant)
 
 
-def _hand(table: HumanTable, obs: Observation) -> list[dict[str, Any]]:
-    decision = table.decision()
+def _hand(table: HumanTable, obs: Observation, decision: Decision | None) -> list[dict[str, Any]]:
     kind = decision.kind if decision else None
     cards = []
     for card in obs.hand:
@@ -207,7 +207,7 @@ def _house_seat(stored: HumanGame, seat: int) -> bool:
 
 
 def _level(participants: set[str]) -> str | None:
-    return next(iter(participants)).split(":", 1)[1] if len(participants) == 1 else None
+    return house_level(next(iter(participants))) if len(participants) == 1 else None
 
 
 def _hand_result(table: HumanTable) -> dict[str, Any] | None:

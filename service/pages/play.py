@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Response, render_template, send_from_directory
 
 from referee import Variant
+from service.api.play_view import level_name
 from service.context import store
 from service.pages.views import PageNotFound, blp
 from workers.records import HOUSE_BOTS
@@ -31,7 +32,7 @@ VARIANTS = {
 
 @blp.route("/play")
 def play() -> str:
-    house = [(p, p.split(":", 1)[1].capitalize()) for p in HOUSE_BOTS]
+    house = [(p, level_name(p)) for p in HOUSE_BOTS]
     bots = [(b.id, b.name) for b in store().human_game_bots()]
     variants = [(v.value, v.value.replace("_", " "), VARIANTS[v]) for v in Variant]
     return render_template("pages/play.html", house=house, bots=bots, variants=variants)
@@ -40,10 +41,9 @@ def play() -> str:
 @blp.route("/play-sw.js")
 def service_worker() -> Response:
     """The Play page's service worker (static/play-sw.js), served from the root so that its
-    scope can cover /play; never cached by the browser, so that a new version takes over."""
-    response = send_from_directory(blp.static_folder or "", "play-sw.js", max_age=0)
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    scope can cover /play; ``max_age=0`` makes it ``no-cache``, so that a new version takes
+    over."""
+    return send_from_directory(blp.static_folder or "", "play-sw.js", max_age=0)
 
 
 @blp.route("/play/<game_id>")

@@ -9,7 +9,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from service import Config, create_app
-from service.endpoints import EndpointError, check_public, is_public
+from service.endpoints import EndpointError, check_public
+from workers.addresses import is_public
 
 
 @pytest.fixture
