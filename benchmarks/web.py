@@ -83,6 +83,9 @@ class Arena:
     featured: dict[str, str] = field(default_factory=dict)
     """The tournament whose pages are loaded, and its longest match (the replay loaded)."""
     featured_hands: int = 0
+    featuring: bool = True
+    """Whether a longer match may still become the featured one: only while the small size is
+    filled, since the featured match must be in both sizes' stores."""
     hands_played: int = 0
 
 
@@ -235,7 +238,8 @@ def fill(arena: Arena, target: int, group: int, pending: list[Any]) -> list[Any]
         before = arena.hands_played
         match_id = play_and_record(arena, tid, spec, planned)
         hands = arena.hands_played - before
-        if tid == arena.featured["tournament"] and hands > arena.featured_hands:
+        featured = arena.featuring and tid == arena.featured["tournament"]
+        if featured and hands > arena.featured_hands:
             arena.featured["match"], arena.featured_hands = match_id, hands
     return pending
 
@@ -582,6 +586,7 @@ def main(argv: list[str] | None = None) -> None:
         large = Size(args.matches, clone_redis(redis_server, Path(tmp) / "redis-large"))
         try:
             arena.store = Store(server_client(large.redis), keys.secret_key)
+            arena.featuring = False
             fill_and_tell(arena, args, large.matches, pending)
             with (
                 web_service(small.redis.url, keys) as small.base,
