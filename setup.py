@@ -17,6 +17,7 @@ COMPILED_MODULES = [
     "referee/observation.py",
     "referee/players.py",
     "referee/records.py",
+    "referee/rules.py",
     "referee/scoring.py",
 ]
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
+from typing import Final
 
 Card = int
 """A card: ``suit * 13 + rank``, 0 to 51."""
 
-RANK_CHARS = "23456789TJQKA"
-SUIT_CHARS = "CDHS"
+RANK_CHARS: Final = "23456789TJQKA"
+SUIT_CHARS: Final = "CDHS"
 
 
 class Suit(enum.IntEnum):
@@ -50,11 +51,11 @@ class Suit(enum.IntEnum):
         return self.name.lower()[:-1]
 
 
-CARD_NAMES: tuple[str, ...] = tuple(r + s for s in SUIT_CHARS for r in RANK_CHARS)
-_CARD_BY_NAME: dict[str, Card] = {name: i for i, name in enumerate(CARD_NAMES)}
+CARD_NAMES: Final[tuple[str, ...]] = tuple(r + s for s in SUIT_CHARS for r in RANK_CHARS)
+_CARD_BY_NAME: Final[dict[str, Card]] = {name: i for i, name in enumerate(CARD_NAMES)}
 
-FULL_DECK = (1 << 52) - 1
-SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
+FULL_DECK: Final = (1 << 52) - 1
+SUIT_MASKS: Final[tuple[int, ...]] = tuple(0x1FFF << (13 * s) for s in range(4))
 
 
 class InvalidCardError(ValueError):
@@ -96,13 +97,13 @@ def parse_card(name: str) -> Card:
 
 
 # The named cards of Gong Zhu.
-PIG = parse_card("QS")
-GOAT = parse_card("JD")
-TRANSFORMER = parse_card("TC")
-ACE_OF_HEARTS = parse_card("AH")
-QUEEN_OF_DIAMONDS = parse_card("QD")
-TWO_OF_SPADES = parse_card("2S")
-TWO_OF_CLUBS = parse_card("2C")
+PIG: Final = parse_card("QS")
+GOAT: Final = parse_card("JD")
+TRANSFORMER: Final = parse_card("TC")
+ACE_OF_HEARTS: Final = parse_card("AH")
+QUEEN_OF_DIAMONDS: Final = parse_card("QD")
+TWO_OF_SPADES: Final = parse_card("2S")
+TWO_OF_CLUBS: Final = parse_card("2C")
 
 
 def _lowest(mask: int) -> int:
@@ -215,14 +216,14 @@ class CardSet:
         return f"CardSet({str(self)!r})"
 
 
-HEARTS_MASK = SUIT_MASKS[Suit.HEARTS]
-SCORING_MASK = HEARTS_MASK | 1 << PIG | 1 << GOAT | 1 << TRANSFORMER
-EXPOSABLE_MASK = 1 << ACE_OF_HEARTS | 1 << PIG | 1 << GOAT | 1 << TRANSFORMER
+HEARTS_MASK: Final = SUIT_MASKS[Suit.HEARTS]
+SCORING_MASK: Final = HEARTS_MASK | 1 << PIG | 1 << GOAT | 1 << TRANSFORMER
+EXPOSABLE_MASK: Final = 1 << ACE_OF_HEARTS | 1 << PIG | 1 << GOAT | 1 << TRANSFORMER
 
-SUITS: tuple[CardSet, ...] = tuple(CardSet(m) for m in SUIT_MASKS)
-SCORING_CARDS = CardSet(SCORING_MASK)
-EXPOSABLE_CARDS = CardSet(EXPOSABLE_MASK)
-DECK = CardSet(FULL_DECK)
+SUITS: Final[tuple[CardSet, ...]] = tuple(CardSet(m) for m in SUIT_MASKS)
+SCORING_CARDS: Final = CardSet(SCORING_MASK)
+EXPOSABLE_CARDS: Final = CardSet(EXPOSABLE_MASK)
+DECK: Final = CardSet(FULL_DECK)
 
 
 def cards_of(cards: CardSet | int | str | Iterable[str]) -> int:

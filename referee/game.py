@@ -66,7 +66,7 @@ from referee.records import (
 from referee.rules import PLUS_1000, Rules, Variant
 from referee.scoring import score_seat
 
-PASS_COUNT = 3
+PASS_COUNT: Final = 3
 # Module-level Final names compile to C globals under mypyc: cheaper than attribute lookups.
 # (Likewise ``xs[i] = xs[i] ^ y`` rather than ``xs[i] ^= y`` on the hot path: mypyc compiles the
 # first to native int operations, the second to a generic in-place call.)
@@ -79,10 +79,15 @@ _SUIT_BITS: Final = 0x1FFF
 _HEARTS: Final = 0x1FFF << 26
 _SPADES: Final = 0x1FFF << 39
 _PIG_BIT: Final = 1 << PIG
+_new_tuple: Final = tuple.__new__
+"""Builds a NamedTuple from its fields in order, skipping the class's Python-level ``__new__``;
+bound once, since looking ``tuple.__new__`` up costs as much again (13 tricks a hand)."""
 
 
 _TrickUndo = tuple[int, int, int, int, bool]
 """Undo record of a play that completes a trick: leader, led mask, opened, pig taker, broken."""
+_ExposeUndo = tuple[list[int], int]
+"""Undo record of an exposure: the seats waiting before it, and the exposed mask."""
 
 
 class _Snapshot(NamedTuple):
@@ -146,7 +151,7 @@ class Game:
     leader: int
     to_move: int
     _explicit: list[Deal] | None
-    _undo: list[bool | _TrickUndo | _Snapshot]
+    _undo: list[bool | _TrickUndo | _ExposeUndo | _Snapshot]
     _legal: int
     _led_mask: int
     _pig_taker: int
@@ -307,8 +312,7 @@ class Game:
         mask = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
         best = (mask & led).bit_length() - 1
         winner = (leader + trick.index(best)) % 4
-        # tuple.__new__ skips the NamedTuple's Python-level __new__ (13 times a hand).
-        self.tricks.append(tuple.__new__(Trick, (leader, (c0, c1, c2, c3), winner)))
+        self.tricks.append(_new_tuple(Trick, (leader, (c0, c1, c2, c3), winner)))
         self.taken[winner] = self.taken[winner] | mask
         self.opened |= led
         self.trick = []
@@ -321,19 +325,20 @@ class Game:
 
     def _finish_hand(self) -> None:
         rules = self.rules
-        qd_later = qd_later_tricks(self.tricks) if rules.qd_bonus else (0, 0, 0, 0)
-        s0, s1, s2, s3 = (
-            score_seat(
-                self.taken[s], self.exposed, qd_later_tricks=qd_later[s], hand_cap=rules.hand_cap
-            )
-            for s in SEATS
+        taken, exposed, cap = self.taken, self.exposed, rules.hand_cap
+        q0, q1, q2, q3 = qd_later_tricks(self.tricks) if rules.qd_bonus else (0, 0, 0, 0)
+        seats = (
+            score_seat(taken[0], exposed, qd_later_tricks=q0, hand_cap=cap),
+            score_seat(taken[1], exposed, qd_later_tricks=q1, hand_cap=cap),
+            score_seat(taken[2], exposed, qd_later_tricks=q2, hand_cap=cap),
+            score_seat(taken[3], exposed, qd_later_tricks=q3, hand_cap=cap),
         )
-        seats = (s0, s1, s2, s3)
+        totals = self.totals
         for s in SEATS:
-            self.totals[s] += seats[s].score
+            totals[s] = totals[s] + seats[s].score
         standing = self.standing()
         fields = (self.hand_number, CardSet(self.exposed), seats, standing)
-        self.results.append(tuple.__new__(HandResult, fields))  # see _finish_trick
+        self.results.append(_new_tuple(HandResult, fields))
         self.hand_tricks.append(tuple(self.tricks))
         termination = self._termination(standing)
         if termination is None:
@@ -342,13 +347,9 @@ class Game:
         self.phase = Phase.OVER
         self._waiting = []
         self.to_move = -1
-        self.outcome = Outcome(
-            termination=termination,
-            totals=standing,
-            places=self._places(standing),
-            out=tuple(s for s in SEATS if standing[s] <= rules.losing_threshold),
-            hands_played=self.hand_number,
-        )
+        out = tuple(s for s in SEATS if standing[s] <= rules.losing_threshold)
+        ending = (termination, standing, self._places(standing), out, self.hand_number)
+        self.outcome = _new_tuple(Outcome, ending)
 
     def standing(self) -> tuple[int, int, int, int]:
         """The totals that decide the match: each seat's, or with ``teams`` its team's."""
@@ -561,7 +562,7 @@ class Game:
                     raise
         elif type(move) is _EXPOSE_TYPE:
             self._check_exposure(move)
-            self._undo.append(self._snapshot())
+            self._undo.append((self._waiting[:], self.exposed))
             self._expose(move.seat, move.cards.mask)
         elif type(move) is _PASS_TYPE:
             self._check_pass(move)
@@ -596,6 +597,12 @@ class Game:
                 self._led_mask = 0
         elif isinstance(undo, _Snapshot):
             self._restore(undo)
+        elif type(move) is _EXPOSE_TYPE:
+            self._waiting, self.exposed = cast(_ExposeUndo, undo)
+            self.exposed_by[move.seat] = 0
+            # An exposure that closed the phase had started trick play.
+            self.phase = Phase.EXPOSING
+            self.leader = self.to_move = -1
         else:
             seat, card = cast(Play, move)
             last = self.tricks.pop()
@@ -603,7 +610,10 @@ class Game:
             self.trick = list(last.cards[:3])
             self.hands[seat] |= 1 << card
             self.to_move = seat
-            self.leader, self._led_mask, self.opened, self._pig_taker, self.hearts_broken = undo
+            trick_undo = cast(_TrickUndo, undo)
+            self.leader, self._led_mask, self.opened, self._pig_taker, self.hearts_broken = (
+                trick_undo
+            )
         return move
 
     def _refuse_play(self, seat: int, card: object) -> NoReturn:
@@ -699,7 +709,7 @@ class Game:
             (len(self.tricks), len(self.results), len(self.deals), len(self.hand_tricks)),
             self.tricks,
         )  # fmt: skip
-        return tuple.__new__(_Snapshot, fields)
+        return _new_tuple(_Snapshot, fields)
 
     def _restore(self, snap: _Snapshot) -> None:
         (

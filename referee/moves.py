@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple, final
 
 from referee.cards import CARD_NAMES, CardSet, parse_card
 
@@ -24,18 +23,42 @@ class DecisionKind(enum.Enum):
     PLAY = "play"
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class Decision:
     """A decision the game waits for: ``seat`` must answer with a move of ``kind``.
 
     ``choices`` are the cards it may choose from; ``count`` is how many it must choose (``None``
-    for an exposure: any subset of the choices, the empty one included).
+    for an exposure: any subset of the choices, the empty one included). A value: its
+    attributes are final, and equal decisions compare and hash equal.
+
+    >>> Decision(1, DecisionKind.PLAY, CardSet.parse("2C"), 1)
+    Decision(seat=1, kind=<DecisionKind.PLAY: 'play'>, choices=CardSet('2C'), count=1)
     """
 
-    seat: int
-    kind: DecisionKind
-    choices: CardSet
-    count: int | None
+    # Written out rather than a frozen dataclass: the game builds one per decision, and a frozen
+    # dataclass's __init__ costs ten times as much (under mypyc, Final attributes are read-only).
+    __slots__ = ("choices", "count", "kind", "seat")
+
+    def __init__(self, seat: int, kind: DecisionKind, choices: CardSet, count: int | None) -> None:
+        self.seat: Final = seat
+        self.kind: Final = kind
+        self.choices: Final = choices
+        self.count: Final = count
+
+    def _key(self) -> tuple[int, DecisionKind, CardSet, int | None]:
+        return self.seat, self.kind, self.choices, self.count
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Decision) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Decision(seat={self.seat}, kind={self.kind!r}, choices={self.choices!r}, "
+            f"count={self.count})"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "choices": self.choices.names(), "count": self.count}
@@ -66,7 +89,9 @@ class Play(NamedTuple):
         return f"seat {self.seat} plays {CARD_NAMES[self.card]}"
 
 
-PLAYS: tuple[tuple[Play, ...], ...] = tuple(tuple(Play(s, c) for c in range(52)) for s in range(4))
+PLAYS: Final[tuple[tuple[Play, ...], ...]] = tuple(
+    tuple(Play(s, c) for c in range(52)) for s in range(4)
+)
 """Every possible play, made once: ``PLAYS[seat][card]`` saves a fast driver an allocation."""
 
 

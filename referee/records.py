@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from referee.cards import CARD_NAMES, QUEEN_OF_DIAMONDS, CardSet, parse_card
 from referee.scoring import SeatScore
 
-SEATS = range(4)
+SEATS: Final = range(4)
 
 
 class Phase(enum.Enum):
@@ -92,8 +91,7 @@ class HandResult(NamedTuple):
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     """How a match ended: ``places[seat]`` is 1 for the winner(s); ties share a place.
 
     With ``teams``, partners share their team's place (1 or 2).

@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 
 class RulesError(ValueError):
@@ -61,17 +61,17 @@ class PassDirection(enum.Enum):
         return {"next": 1, "previous": 3, "across": 2}[self.value]
 
 
-_EXCLUSIVE: tuple[tuple[Variant, Variant, str], ...] = (
+_EXCLUSIVE: Final[tuple[tuple[Variant, Variant, str], ...]] = (
     (Variant.NO_EXPOSURE, Variant.SEQUENTIAL_EXPOSURE, "there is no exposure phase to sequence"),
     (Variant.LEAD_2C, Variant.DEALER_LEFT_LEADS, "each decides who leads every hand"),
     (Variant.TIE_CONTINUE_BOTTOM, Variant.TIE_SHARE, "each replaces the tie rule"),
 )
 
-DEFAULT_LOSING_THRESHOLD = -1000
-DEFAULT_MAX_HANDS = 100
-PLUS_1000 = 1000
-HAND_CAP = 800
-_KEYS = ("variants", "losing_threshold", "max_hands", "fixed_hands", "pass_direction")
+DEFAULT_LOSING_THRESHOLD: Final = -1000
+DEFAULT_MAX_HANDS: Final = 100
+PLUS_1000: Final = 1000
+HAND_CAP: Final = 800
+_KEYS: Final = ("variants", "losing_threshold", "max_hands", "fixed_hands", "pass_direction")
 
 
 @dataclass(frozen=True)
@@ -215,4 +215,4 @@ def _check_int(name: str, value: Any, low: int | None = None, high: int | None =
         raise RulesError(f"{name} must be at most {high}, not {value}")
 
 
-STANDARD = Rules()
+STANDARD: Final = Rules()

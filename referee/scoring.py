@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from referee.cards import (
     ACE_OF_HEARTS,
@@ -22,14 +22,15 @@ from referee.cards import (
 )
 
 # Heart values from 2H to AH, indexed by rank.
-HEART_VALUES: tuple[int, ...] = (0, 0, 0, -10, -10, -10, -10, -10, -10, -20, -30, -40, -50)
-_HEART_BASE = 13 * 2
-_PIG_BIT = 1 << PIG
-_GOAT_BIT = 1 << GOAT
-_TC_BIT = 1 << TRANSFORMER
-_AH_BIT = 1 << ACE_OF_HEARTS
-_OTHER_SCORING = SCORING_MASK & ~_TC_BIT
-QD_TRICK_BONUS = 10
+HEART_VALUES: Final[tuple[int, ...]] = (0, 0, 0, -10, -10, -10, -10, -10, -10, -20, -30, -40, -50)
+_HEART_BASE: Final = 13 * 2
+_PIG_BIT: Final = 1 << PIG
+_GOAT_BIT: Final = 1 << GOAT
+_TC_BIT: Final = 1 << TRANSFORMER
+_AH_BIT: Final = 1 << ACE_OF_HEARTS
+_OTHER_SCORING: Final = SCORING_MASK & ~_TC_BIT
+QD_TRICK_BONUS: Final = 10
+_new_tuple: Final = tuple.__new__  # see referee.game._new_tuple
 
 
 class SeatScore(NamedTuple):
@@ -97,7 +98,7 @@ def _hearts_table() -> tuple[int, ...]:
     return tuple(table)
 
 
-_HEARTS_TABLE = _hearts_table()
+_HEARTS_TABLE: Final = _hearts_table()
 
 
 def hearts_value(mask: int) -> int:
@@ -153,8 +154,8 @@ def score_seat(
     if capped:
         assert hand_cap is not None
         score = hand_cap
-    # Fields in declaration order; tuple.__new__ skips the NamedTuple's Python-level __new__,
-    # which is most of the cost of scoring a seat in the compiled build.
+    # Fields in declaration order; skipping the NamedTuple's Python-level __new__ saves most of
+    # the cost of scoring a seat in the compiled build.
     fields = (CardSet(scoring), hearts, all_hearts, pig, goat, transformer_bonus, multiplier,
               qd_bonus, capped, score)  # fmt: skip
-    return tuple.__new__(SeatScore, fields)
+    return _new_tuple(SeatScore, fields)
