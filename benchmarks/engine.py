@@ -1,16 +1,19 @@
 """Referee speed: full hands with random legal decisions, side by side with OpenSpiel's hearts.
 
 Every contestant plays complete hands (deal, random exposures where the game has them,
-52 random legal plays, scoring) for a fixed time in its own subprocess; rounds alternate the
-contestants so machine noise hits all of them alike, and the report gives the median hands per
-second and the ratio to OpenSpiel's ``hearts`` driven from Python, the peer to beat.
+52 random legal plays, scoring) for a fixed time in its own subprocess. Each round runs every
+contestant once, in an order reversed every other round; the report gives each contestant's
+median hands per second and its ratio to OpenSpiel's ``hearts`` driven from Python (the peer to
+beat) as the median of the per-round ratios, so machine noise that drifts between rounds hits
+both sides of a ratio alike. ``--instructions`` adds the steadiest figure: CPU instructions per
+hand, counted by valgrind, which no other load on the machine changes.
 
     python benchmarks/engine.py                 # all contestants, 3 rounds of 3 s
     python benchmarks/engine.py --rounds 5 --seconds 5 --instructions 200
 
 Contestants:
 - ``gongzhu python``: the referee as shipped (pure Python), driven from Python through its
-  public API: ``game.pending`` / ``push(Expose(...))``, then
+  public API: ``game.expose(decision.seat, ...)`` for each of ``game.pending``, then
   ``game.play(choice(game.legal_cards()))``.
 - ``gongzhu mypyc``: the same source and driver, the referee compiled by mypyc
   (``GONGZHU_COMPILE=1 pip install .``, built into a temporary directory by this script).
@@ -50,7 +53,7 @@ Hand = Callable[[int], None]
 def _gongzhu_driver() -> Hand:
     import random
 
-    from referee import CardSet, Expose, Game, Phase, Rules
+    from referee import Game, Phase, Rules
 
     rules = Rules(fixed_hands=1, max_hands=1)
     rng = random.Random(1)
@@ -61,8 +64,7 @@ def _gongzhu_driver() -> Hand:
         game = Game(rules, seed=i)
         while game.phase is not playing:
             for decision in game.pending:
-                exposed = decision.choices.mask & rng.getrandbits(52)
-                game.push(Expose(decision.seat, CardSet(exposed)))
+                game.expose(decision.seat, decision.choices.mask & rng.getrandbits(52))
         while game.outcome is None:
             game.play(choice(game.legal_cards()))
 
@@ -190,7 +192,7 @@ def instructions_per_hand(worker: str, hands: int, pythonpath: Path) -> float:
     return (count(hands) - count(0)) / hands
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
@@ -203,7 +205,7 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--hands", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.worker:
         _worker_main(args.worker, args.seconds, args.hands)
         return
@@ -229,7 +231,8 @@ def main() -> None:
             )
         rates: dict[str, list[float]] = {name: [] for name, _, _ in contestants}
         for round_number in range(args.rounds):
-            for name, worker, path in contestants:
+            order = contestants if round_number % 2 == 0 else contestants[::-1]
+            for name, worker, path in order:
                 rates[name].append(run_worker(worker, args.seconds, path))
             print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
         counts = {
@@ -238,13 +241,14 @@ def main() -> None:
             if args.instructions
         }
 
-    medians = {name: statistics.median(r) for name, r in rates.items()}
-    peer = medians.get("open_spiel python")
+    peer = rates.get("open_spiel python")
     row = "{:<28} {:>17} {:>9} {:>9} {:>21}"
     print(row.format("contestant", "hands/s (median)", "min", "max", "vs open_spiel python"))
     for name, values in rates.items():
-        ratio = f"{medians[name] / peer:.2f}x" if peer else "n/a"
-        numbers = (f"{v:,.0f}" for v in (medians[name], min(values), max(values)))
+        ratio = "n/a"
+        if peer:
+            ratio = f"{statistics.median(v / p for v, p in zip(values, peer, strict=True)):.2f}x"
+        numbers = (f"{v:,.0f}" for v in (statistics.median(values), min(values), max(values)))
         print(row.format(name, *numbers, ratio))
     if counts:
         base = counts.get("open_spiel python")

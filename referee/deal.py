@@ -18,6 +18,7 @@ duplicate tournament give the same deals to every seat rotation.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -32,20 +33,16 @@ class DealError(ValueError):
     """Explicit hands that are not a deal: 4 hands of 13 cards, each card exactly once."""
 
 
-_STREAM_SIZE: Final = 52 * 4
+_KEYS: Final = struct.Struct(">52I")
 
 
 def deal_from_seed(seed: Seed, hand_number: int) -> Deal:
     """The deal of hand ``hand_number`` (from 1) of the match with this seed."""
-    stream = hashlib.shake_256(f"gongzhu-deal:{seed}:{hand_number}".encode()).digest(_STREAM_SIZE)
-    # Sorting key * 64 + card sorts by (key, card). The 38-bit values are exact as floats, and
-    # CPython sorts a list of floats with a fast comparison it has no counterpart for for ints
-    # this wide. The key words are read byte by byte: compiled, that allocates nothing.
-    order = []
-    for card in range(52):
-        i = card * 4
-        key = stream[i] << 24 | stream[i + 1] << 16 | stream[i + 2] << 8 | stream[i + 3]
-        order.append(float(key << 6 | card))
+    stream = hashlib.shake_256(f"gongzhu-deal:{seed}:{hand_number}".encode()).digest(_KEYS.size)
+    # Sorting key * 64 + card sorts by (key, card). As floats (exact: 38 bits), since CPython
+    # sorts floats with a fast comparison and ints this wide with the generic one.
+    keys: tuple[int, ...] = _KEYS.unpack(stream)
+    order = [float(key << 6 | card) for card, key in enumerate(keys)]
     order.sort()
     return _hand_of(order, 0), _hand_of(order, 13), _hand_of(order, 26), _hand_of(order, 39)
 

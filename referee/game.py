@@ -37,6 +37,7 @@ from referee.cards import (
     Card,
     CardSet,
     Suit,
+    cards_of,
     parse_card,
 )
 from referee.deal import Deal, DealError, Seed, deal_from_seed, parse_deal
@@ -54,7 +55,6 @@ from referee.moves import (
 )
 from referee.observation import Observation, observe
 from referee.records import (
-    SEATS,
     HandResult,
     Outcome,
     Phase,
@@ -75,6 +75,7 @@ _PLAYS: Final = PLAYS
 _PLAY_TYPE: Final = Play
 _EXPOSE_TYPE: Final = Expose
 _PASS_TYPE: Final = Pass
+_TRICK_TYPE: Final = Trick
 _SUIT_BITS: Final = 0x1FFF
 _HEARTS: Final = 0x1FFF << 26
 _SPADES: Final = 0x1FFF << 39
@@ -275,7 +276,7 @@ class Game:
 
     def _holder(self, card: int) -> int:
         bit = 1 << card
-        for seat in SEATS:
+        for seat in range(4):
             if self.hands[seat] & bit:
                 return seat
         raise AssertionError(f"nobody holds {CARD_NAMES[card]}")
@@ -291,7 +292,7 @@ class Game:
         else:
             self.first_leader = self._pig_taker
         if rules.exposure:
-            order = [(self.first_leader + i) % 4 for i in SEATS]
+            order = [(self.first_leader + i) % 4 for i in range(4)]
             self._waiting = [s for s in order if self.hands[s] & EXPOSABLE_MASK]
             if self._waiting:
                 self.phase = Phase.EXPOSING
@@ -312,10 +313,10 @@ class Game:
         mask = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
         best = (mask & led).bit_length() - 1
         winner = (leader + trick.index(best)) % 4
-        self.tricks.append(_new_tuple(Trick, (leader, (c0, c1, c2, c3), winner)))
+        self.tricks.append(_new_tuple(_TRICK_TYPE, (leader, (c0, c1, c2, c3), winner)))
         self.taken[winner] = self.taken[winner] | mask
         self.opened |= led
-        self.trick = []
+        trick.clear()
         self._led_mask = 0
         self.leader = self.to_move = winner
         if mask & _PIG_BIT:
@@ -334,7 +335,7 @@ class Game:
             score_seat(taken[3], exposed, qd_later_tricks=q3, hand_cap=cap),
         )
         totals = self.totals
-        for s in SEATS:
+        for s in range(4):
             totals[s] = totals[s] + seats[s].score
         standing = self.standing()
         fields = (self.hand_number, CardSet(self.exposed), seats, standing)
@@ -347,7 +348,7 @@ class Game:
         self.phase = Phase.OVER
         self._waiting = []
         self.to_move = -1
-        out = tuple(s for s in SEATS if standing[s] <= rules.losing_threshold)
+        out = tuple(s for s in range(4) if standing[s] <= rules.losing_threshold)
         ending = (termination, standing, self._places(standing), out, self.hand_number)
         self.outcome = _new_tuple(Outcome, ending)
 
@@ -580,6 +581,12 @@ class Game:
         seat = self.to_move
         self.push(_PLAYS[seat][card] if seat >= 0 and 0 <= card < 52 else Play(seat, card))
 
+    def expose(self, seat: int, cards: CardSet | int | str | Iterable[str] = 0) -> None:
+        """Expose cards for ``seat`` (none by default): ``game.expose(0, "QS AH")``, or a
+        :class:`CardSet` or a mask, as a fast driver has them."""
+        exposed = cards if isinstance(cards, CardSet) else CardSet(cards_of(cards))
+        self.push(_new_tuple(_EXPOSE_TYPE, (seat, exposed)))
+
     def pop(self) -> AnyMove:
         """Take back the last move and return it."""
         if not self._undo:
@@ -687,9 +694,9 @@ class Game:
         if self._waiting:
             return
         offset = self.pass_offset
-        for s in SEATS:
+        for s in range(4):
             self.hands[s] &= ~self.passed[s]
-        for s in SEATS:
+        for s in range(4):
             self.hands[(s + offset) % 4] |= self.passed[s]
         self._start_exposure()
 

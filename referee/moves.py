@@ -28,25 +28,41 @@ class Decision:
     """A decision the game waits for: ``seat`` must answer with a move of ``kind``.
 
     ``choices`` are the cards it may choose from; ``count`` is how many it must choose (``None``
-    for an exposure: any subset of the choices, the empty one included). A value: its
-    attributes are final, and equal decisions compare and hash equal.
+    for an exposure: any subset of the choices, the empty one included). A value: read-only,
+    and equal decisions compare and hash equal.
 
     >>> Decision(1, DecisionKind.PLAY, CardSet.parse("2C"), 1)
     Decision(seat=1, kind=<DecisionKind.PLAY: 'play'>, choices=CardSet('2C'), count=1)
     """
 
     # Written out rather than a frozen dataclass: the game builds one per decision, and a frozen
-    # dataclass's __init__ costs ten times as much (under mypyc, Final attributes are read-only).
-    __slots__ = ("choices", "count", "kind", "seat")
+    # dataclass's __init__ costs ten times as much compiled.
+    __slots__ = ("_choices", "_count", "_kind", "_seat")
 
     def __init__(self, seat: int, kind: DecisionKind, choices: CardSet, count: int | None) -> None:
-        self.seat: Final = seat
-        self.kind: Final = kind
-        self.choices: Final = choices
-        self.count: Final = count
+        self._seat = seat
+        self._kind = kind
+        self._choices = choices
+        self._count = count
+
+    @property
+    def seat(self) -> int:
+        return self._seat
+
+    @property
+    def kind(self) -> DecisionKind:
+        return self._kind
+
+    @property
+    def choices(self) -> CardSet:
+        return self._choices
+
+    @property
+    def count(self) -> int | None:
+        return self._count
 
     def _key(self) -> tuple[int, DecisionKind, CardSet, int | None]:
-        return self.seat, self.kind, self.choices, self.count
+        return self._seat, self._kind, self._choices, self._count
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Decision) and self._key() == other._key()
@@ -56,8 +72,8 @@ class Decision:
 
     def __repr__(self) -> str:
         return (
-            f"Decision(seat={self.seat}, kind={self.kind!r}, choices={self.choices!r}, "
-            f"count={self.count})"
+            f"Decision(seat={self._seat}, kind={self._kind!r}, choices={self._choices!r}, "
+            f"count={self._count})"
         )
 
     def to_json(self) -> dict[str, Any]:

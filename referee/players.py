@@ -53,7 +53,7 @@ def play_random(game: Game, rng: random.Random, *, until_hand_ends: bool = False
             decision = game.pending[0]
             mask = decision.choices.mask
             if decision.kind is DecisionKind.EXPOSE:
-                game.push(Expose(decision.seat, CardSet(mask & rng.getrandbits(52))))
+                game.expose(decision.seat, mask & rng.getrandbits(52))
             else:
                 chosen = rng.sample(game.hand(decision.seat).names(), decision.count or 0)
                 game.push(Pass(decision.seat, CardSet.parse(chosen)))

@@ -4,6 +4,7 @@ import pytest
 
 from referee import (
     CardSet,
+    Decision,
     DecisionKind,
     Expose,
     Game,
@@ -207,6 +208,20 @@ def test_only_holders_of_exposable_cards_are_asked_in_order_from_the_leader():
     assert game.observation(3).decision is None
 
 
+def test_a_decision_is_a_read_only_value():
+    decision = Game(deals=[ROUND_ROBIN]).pending[0]
+    same = Decision(0, DecisionKind.EXPOSE, CardSet.parse("TC"), None)
+    assert decision == same and hash(decision) == hash(same)
+    assert decision != Decision(0, DecisionKind.EXPOSE, CardSet.parse("TC"), 1)
+    assert decision != (0, DecisionKind.EXPOSE, CardSet.parse("TC"), None)
+    assert repr(decision) == (
+        "Decision(seat=0, kind=<DecisionKind.EXPOSE: 'expose'>, choices=CardSet('TC'), count=None)"
+    )
+    with pytest.raises(AttributeError):
+        decision.seat = 1  # type: ignore[misc]
+    assert Decision.from_json(0, decision.to_json()) == decision
+
+
 def test_seat_without_exposable_card_cannot_expose():
     game = Game(deals=[ROUND_ROBIN])
     refused(game, Expose(3, CardSet()), NotYourTurnError, "seat 3 has no expose decision pending")
@@ -264,6 +279,32 @@ def test_simultaneous_exposures_may_come_in_any_order():
     game.push(Expose(1, CardSet.parse("QS")))
     assert game.phase is Phase.PLAYING
     assert game.observation(3).exposed[2] == CardSet.parse("JD")
+
+
+def test_expose_takes_names_a_mask_or_a_card_set_and_pushes_an_expose_move():
+    game = Game(deals=[ROUND_ROBIN])
+    game.expose(2, "JD AH")
+    game.expose(0)  # nothing
+    game.expose(1, CardSet.parse("QS").mask)
+    assert game.move_stack == [
+        Expose(2, CardSet.parse("JD AH")),
+        Expose(0, CardSet()),
+        Expose(1, CardSet.parse("QS")),
+    ]
+    assert game.phase is Phase.PLAYING
+    assert game.pop() == Expose(1, CardSet.parse("QS"))
+    assert game.phase is Phase.EXPOSING and game.pending_exposers() == [1]
+
+
+def test_expose_refuses_like_push():
+    game = Game(deals=[ROUND_ROBIN])
+    with pytest.raises(IllegalMoveError, match="seat 0 does not hold QS"):
+        game.expose(0, CardSet.parse("QS"))
+    with pytest.raises(InvalidCardError):
+        game.expose(0, "ZZ")
+    with pytest.raises(ValueError, match="out of range"):
+        game.expose(0, 1 << 52)
+    assert game.move_stack == [] and game.pending_exposers() == [0, 1, 2]
 
 
 def test_exposed_cards_stay_in_the_hand_and_are_recorded_in_the_result():
