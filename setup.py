@@ -17,7 +17,6 @@ COMPILED_MODULES = [
     "referee/observation.py",
     "referee/players.py",
     "referee/records.py",
-    "referee/rules.py",
     "referee/scoring.py",
 ]
 

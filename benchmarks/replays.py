@@ -14,7 +14,6 @@ for reading a stored log back, and for schema validation (best of ``--rounds``).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -28,7 +27,7 @@ if not __package__:
     # replays package: the project's root goes there instead.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bot_sdk.protocol import answer_of, decision_request, encode
+from bot_sdk.protocol import answer_of, body_sha256, decision_request, encode
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
 from replays.integrity import canonical, generate_key, pack, seal, unpack
 from replays.log import MatchLog, SeatInfo, Status, TimeControl
@@ -64,7 +63,7 @@ class ArenaSeat:
         )
         move = self._player.choose(obs)
         answer = encode(answer_of(move)).decode()
-        sha = hashlib.sha256(encode(request)).hexdigest()
+        sha = body_sha256(encode(request))
         return Reply(move, Status.OK, self._rng.randint(5, 400), answer, None, sha)
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:

@@ -27,6 +27,7 @@ bot_sdk.protocol.WrongKind: this is an expose decision: answer {"expose": [...]}
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -131,6 +132,12 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return json.dumps(
         message, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8")
+
+
+def body_sha256(body: bytes) -> str:
+    """The hex SHA-256 of a message body: what a match log records of each decision request the
+    arena sent (``request_sha256``), for anyone to check against the rebuilt request."""
+    return hashlib.sha256(body).hexdigest()
 
 
 def decode(body: bytes) -> Any:

@@ -80,8 +80,11 @@ def card_name(card: Card) -> str:
     return CARD_NAMES[card]
 
 
-def parse_card(name: str) -> Card:
-    """Parse a card name such as ``"QS"``; lower case and ``10`` for ``T`` are accepted."""
+def parse_card(name: object) -> Card:
+    """Parse a card name such as ``"QS"``; lower case and ``10`` for ``T`` are accepted.
+
+    Anything else, a non-string included, raises :class:`InvalidCardError` (typed ``object`` so
+    that the compiled build refuses it the same way rather than with a ``TypeError``)."""
     if not isinstance(name, str):
         raise InvalidCardError(f"a card must be a string such as 'QS', not {name!r}")
     key = name.strip().upper()

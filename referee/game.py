@@ -154,6 +154,8 @@ class Game:
     _explicit: list[Deal] | None
     _undo: list[bool | _TrickUndo | _ExposeUndo | _Snapshot]
     _legal: int
+    _lead_rules: bool
+    """Whether a variant restricts what a trick's leader may lead (read once: rules are fixed)."""
     _led_mask: int
     _pig_taker: int
     _waiting: list[int]
@@ -166,6 +168,8 @@ class Game:
         deals: Iterable[Sequence[CardSet | int | str | Iterable[str]]] | None = None,
     ) -> None:
         self.rules = rules if rules is not None else Rules()
+        r = self.rules
+        self._lead_rules = r.lead_2c or r.no_spade_lead_first_trick or r.hearts_must_break
         self.seed = seed
         self._explicit = None if deals is None else [parse_deal(d) for d in deals]
         self.totals = [0, 0, 0, 0]
@@ -452,7 +456,7 @@ class Game:
             if restricted and restricted != follow:
                 return follow & ~restricted
             return follow
-        cands = self._lead_candidates(hand)
+        cands = self._lead_candidates(hand) if self._lead_rules else hand
         restricted = cands & self.exposed & ~self.opened
         while restricted:
             bit = restricted & -restricted
@@ -513,15 +517,18 @@ class Game:
     def push(self, move: AnyMove) -> None:
         """Apply a move, or raise :class:`IllegalMoveError` (changing nothing)."""
         if type(move) is _PLAY_TYPE:
-            seat, card = move
+            # Read as objects and checked, so that the compiled build refuses a seat or card of
+            # another type (True included) as the pure-Python one does, not with a TypeError.
+            fields: tuple[object, object] = move
+            raw_seat, raw_card = fields
+            if type(raw_seat) is not int or type(raw_card) is not int:
+                self._refuse_play(raw_seat, raw_card)
+            seat: int = raw_seat
+            card: int = raw_card
             legal = self._legal
             if legal < 0:
                 legal = self.legal_mask()
-            try:
-                ok = seat == self.to_move and type(card) is int and legal >> card & 1
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
+            if not (seat == self.to_move and 0 <= card < 52 and legal >> card & 1):
                 self._refuse_play(seat, card)
             bit = 1 << card
             trick = self.trick
@@ -623,14 +630,14 @@ class Game:
             )
         return move
 
-    def _refuse_play(self, seat: int, card: object) -> NoReturn:
+    def _refuse_play(self, seat: object, card: object) -> NoReturn:
         if self.phase is not Phase.PLAYING:
             if self.phase is Phase.OVER:
                 raise MatchOverError("the match is over")
             raise NotYourTurnError(
                 f"seat {seat} cannot play a card: the game is {self.phase.value}"
             )
-        if seat != self.to_move:
+        if type(seat) is not int or seat != self.to_move:
             raise NotYourTurnError(f"it is seat {self.to_move}'s turn to play, not seat {seat}'s")
         if type(card) is not int or not 0 <= card < 52:
             raise IllegalMoveError(f"{card!r} is not a card")

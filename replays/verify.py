@@ -10,12 +10,12 @@ log says against what the referee says.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot_sdk.protocol import (
     AnswerError,
+    body_sha256,
     decision_id,
     decision_request,
     encode,
@@ -161,7 +161,7 @@ class _Verifier:
             if self.faults[seat] >= self.log.time_control.fault_limit:
                 self.forfeited.add(seat)
         if self.check_requests and record.request_sha256 is not None:
-            digest = hashlib.sha256(request_body(self.log, record, obs)).hexdigest()
+            digest = body_sha256(request_body(self.log, record, obs))
             if digest != record.request_sha256:
                 raise mismatch("the request rebuilt from the log does not match its SHA-256")
             self.requests += 1

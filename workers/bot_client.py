@@ -11,7 +11,6 @@ fault message the bot's author can act on; :func:`workers.match.play_match` appl
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Sequence
 
@@ -21,6 +20,7 @@ from bot_sdk.protocol import (
     AnswerError,
     BotInfo,
     Message,
+    body_sha256,
     decision_request,
     encode,
     hand_end_notice,
@@ -89,7 +89,7 @@ class HttpSeat:
             time_bank_ms=time_bank_ms,
         )
         body = encode(request)
-        sha = hashlib.sha256(body).hexdigest()
+        sha = body_sha256(body)
         allowed_ms = time_limit_ms + time_bank_ms
         start = self._clock()
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from referee import Rules
+from referee import CardSet, Rules
 from tests.pages.conftest import Arena, screenshot
 from tests.service.play_support import ALL_EASY, one_hand, referee_game, seed_where
 
@@ -188,6 +188,30 @@ def test_a_refresh_resumes_exactly_in_the_exposing_phase_and_mid_hand(
     assert page.locator("#felt .slot .card").all_inner_texts() == shown["trick"]
     assert page.locator(".pscore").all_inner_texts() == shown["scores"]
     expect(page.locator("#hand-label")).to_have_text(shown["label"])
+
+
+def test_passing_three_cards_by_clicking(page: Page, arena: Arena) -> None:
+    rules = Rules.with_variants("pass_3")
+    game_id = new_game(page, arena, rules=Rules(rules.variants, fixed_hands=1).to_json(), seed="5")
+    open_game(page, arena, game_id)
+    expect(page.locator("#pass-button")).to_be_visible()
+    expect(page.locator("#pass-button")).to_be_disabled()
+    dealt = hand_shown(page)
+    for card in dealt[:4]:
+        page.locator(f"#hand button[data-card='{card}']").click()
+    expect(page.locator("#pass-button")).to_be_disabled()  # four chosen: one too many
+    page.locator(f"#hand button[data-card='{dealt[3]}']").click()
+    expect(page.locator("#pass-button")).to_be_enabled()
+    page.locator("#pass-button").click()
+    settled(page)
+    expect(page.locator("#pass-button")).to_be_hidden()
+    held = hand_shown(page)
+    assert len(held) == 13 and not set(dealt[:3]) & set(held)
+    stored = arena.store.get_human_game(game_id)
+    assert stored is not None
+    game = referee_game(stored)
+    assert game.passed[0] == CardSet.parse(dealt[:3]).mask
+    assert sorted(held) == sorted(game.hand(0).names())  # what the referee says seat 0 holds
 
 
 def test_fast_forward_skips_the_computers_animation(page: Page, arena: Arena) -> None:

@@ -2,7 +2,8 @@
 
 Builds the compiled package the way production does (``GONGZHU_COMPILE=1 pip install``) into a
 temporary directory, then replays the same random matches under every variant in both builds and
-compares every move, hand result and outcome.
+compares every move, hand result and outcome, and runs the whole referee suite on the compiled
+build.
 """
 
 import json
@@ -73,3 +74,32 @@ def test_compiled_and_pure_python_play_identical_matches(compiled_build):
     assert compiled["compiled"] is True
     assert pure["matches"] >= 30
     assert compiled == {**pure, "compiled": True}
+
+
+RUN_SUITE = """
+import sys, pytest
+code = pytest.main(sys.argv[1:])
+import referee.game
+print("referee.game from", referee.game.__file__)
+sys.exit(code)
+"""
+
+
+def test_the_referee_suite_passes_on_the_compiled_build(compiled_build):
+    """Every referee test, the refusals of ill-typed input included: compiled code checks argument
+    types itself, so a boundary that refuses a wrong type in Python must do so in C too."""
+    env = {**os.environ, "PYTHONPATH": str(compiled_build)}
+    args = [
+        str(ROOT / "tests" / "referee"), "--ignore", str(Path(__file__)), "-q", "-x",
+        "-p", "no:cacheprovider",
+        # The compiled package first: no ini pythonpath, and the source tree appended, not
+        # prepended, for the tests' own imports (the working directory is the build).
+        "-o", "pythonpath=", "--import-mode=append", "--rootdir", str(ROOT),
+    ]  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", RUN_SUITE, *args],
+        env=env, cwd=compiled_build, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert f"referee.game from {compiled_build}" in result.stdout
+    assert result.stdout.rstrip().endswith(".so")

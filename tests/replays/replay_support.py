@@ -15,7 +15,14 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bot_sdk import Bot
-from bot_sdk.protocol import AnswerError, answer_of, decision_request, encode, parse_answer
+from bot_sdk.protocol import (
+    AnswerError,
+    answer_of,
+    body_sha256,
+    decision_request,
+    encode,
+    parse_answer,
+)
 from referee import (
     AnyMove,
     DecisionKind,
@@ -110,7 +117,7 @@ def request_sha256(
         time_limit_ms=time_limit_ms,
         time_bank_ms=time_bank_ms,
     )
-    return hashlib.sha256(encode(request)).hexdigest()
+    return body_sha256(encode(request))
 
 
 class HashingSeat(InProcessSeat):
