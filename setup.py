@@ -21,9 +21,19 @@ COMPILED_MODULES = [
 ]
 
 ext_modules = []
+options = {}
 if os.environ.get("GONGZHU_COMPILE") == "1":
+    import atexit
+    import shutil
+    import tempfile
+
     from mypyc.build import mypycify
 
     ext_modules = mypycify(COMPILED_MODULES, opt_level="3")
+    # A fresh build directory each time: an extension left in ./build by an earlier build (of a
+    # module since dropped from the list) would otherwise be installed too.
+    build_base = tempfile.mkdtemp(prefix="gongzhu-build-")
+    atexit.register(shutil.rmtree, build_base, ignore_errors=True)
+    options = {"build": {"build_base": build_base}}
 
-setup(ext_modules=ext_modules)
+setup(ext_modules=ext_modules, options=options)

@@ -8,7 +8,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from referee import CardSet, Rules
+from referee import CardSet, DecisionKind, Rules, parse_card
 from tests.pages.conftest import Arena, screenshot
 from tests.service.play_support import ALL_EASY, one_hand, referee_game, seed_where
 
@@ -212,6 +212,21 @@ def test_passing_three_cards_by_clicking(page: Page, arena: Arena) -> None:
     game = referee_game(stored)
     assert game.passed[0] == CardSet.parse(dealt[:3]).mask
     assert sorted(held) == sorted(game.hand(0).names())  # what the referee says seat 0 holds
+
+
+def test_tricks_against_hard_opponents_by_clicking(page: Page, arena: Arena) -> None:
+    seed = seed_where(seat=0, exposable=False)
+    game_id = new_game(page, arena, opponents=["house:hard"] * 3, rules=one_hand(), seed=seed)
+    open_game(page, arena, game_id)
+    for _ in range(3):
+        play_one(page, tap_twice=False)
+    stored = arena.store.get_human_game(game_id)
+    assert stored is not None and stored.opponents == ("house:hard",) * 3
+    game = referee_game(stored)
+    assert game.hand(0).names() == sorted(hand_shown(page), key=parse_card)
+    assert len(game.hand(0)) == 10
+    plays = [r.applied for r in stored.moves if r.applied.kind is DecisionKind.PLAY]
+    assert len([p for p in plays if p.seat != 0]) >= 6  # our cards answered by the Hard bots
 
 
 def test_fast_forward_skips_the_computers_animation(page: Page, arena: Arena) -> None:
