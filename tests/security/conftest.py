@@ -4,15 +4,15 @@ switch off), as in production."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import redis
-from cryptography.fernet import Fernet
 from flask import Flask
 
-from replays.integrity import generate_key, private_key_pem
 from service import Config, create_app
+from tests.workers.conftest import arena_config
 from workers.store import Store
 
 OPERATOR = "operator-token-for-security-tests"
@@ -21,16 +21,12 @@ OPERATOR = "operator-token-for-security-tests"
 @pytest.fixture
 def config(redis_server: str, tmp_path: Path) -> Config:
     redis.Redis.from_url(redis_server).flushdb()
-    key_path = tmp_path / "replay.pem"
-    key_path.write_bytes(private_key_pem(generate_key()))
-    return Config(
-        redis_url=redis_server,
-        secret_key=Fernet.generate_key().decode(),
+    return replace(
+        arena_config(redis_server, tmp_path),
         operator_token=OPERATOR,
         allow_private_endpoints=False,
         register_limit="1000 per minute",
         play_limit="1000 per minute",
-        replay_key_path=key_path,
         handshake_timeout_s=1.0,
     )
 
