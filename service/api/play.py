@@ -61,12 +61,13 @@ def _now() -> str:
 
 
 def _opponent_bots(opponents: list[str]) -> dict[str, Bot]:
-    """The registered bots among ``opponents``, each checked to allow human games."""
-    bots: dict[str, Bot] = {}
+    """The registered bots among ``opponents`` (one round trip), each checked to allow human
+    games."""
+    bots = store().get_bots(p for p in opponents if p not in HOUSE_BOTS)
     for participant in opponents:
         if participant in HOUSE_BOTS:
             continue
-        bot = store().get_bot(participant)
+        bot = bots.get(participant)
         if bot is None:
             raise field_error(422, "opponents", f"there is no bot {participant}")
         if bot.status is not BotStatus.ACTIVE:
@@ -78,12 +79,13 @@ def _opponent_bots(opponents: list[str]) -> dict[str, Bot]:
                 f"the owner of bot {bot.name} does not allow human games",
                 error="forbidden",
             )
-        bots[participant] = bot
     return bots
 
 
-def _table(stored: HumanGame) -> HumanTable:
-    bots = store().get_bots(p for p in stored.opponents if p not in HOUSE_BOTS)
+def _table(stored: HumanGame, bots: dict[str, Bot] | None = None) -> HumanTable:
+    """The table of ``stored``; ``bots``: its registered opponents, when already read."""
+    if bots is None:
+        bots = store().get_bots(p for p in stored.opponents if p not in HOUSE_BOTS)
     return HumanTable(stored, seat_infos(stored, bots))
 
 
@@ -186,7 +188,7 @@ class Games(MethodView):
     @blp.alt_response(429, schema=ErrorSchema, description="too many games started")
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
         """Start a game against three computers; the computers play until it is your turn."""
-        _opponent_bots(args["opponents"])
+        bots = _opponent_bots(args["opponents"])
         game_id = f"g_{secrets.token_hex(12)}"
         a, b, c = args["opponents"]
         stored = HumanGame(
@@ -198,7 +200,7 @@ class Games(MethodView):
             opponents=(a, b, c),
             created_at=_now(),
         )
-        table = _advance_and_save(_table(stored), create=True)
+        table = _advance_and_save(_table(stored, bots), create=True)
         return _state(table, since=0)
 
 
