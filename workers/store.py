@@ -243,14 +243,18 @@ class Store:
     def get_bots(self, bot_ids: Iterable[str]) -> dict[str, Bot]:
         """The stored bots among ``bot_ids``, by id, in the order given (one round trip)."""
         ids = list(dict.fromkeys(bot_ids))
-        pipe = self.redis.pipeline(transaction=False)
-        for bot_id in ids:
-            pipe.hgetall(_bot(bot_id))
         found = {}
-        for bot_id, raw in zip(ids, pipe.execute(), strict=True):
-            if raw:
-                found[bot_id] = _bot_from(_strings(raw))
+        for bot_id, fields in zip(ids, self._hashes(_bot(i) for i in ids), strict=True):
+            if fields:
+                found[bot_id] = _bot_from(fields)
         return found
+
+    def _hashes(self, keys: Iterable[str]) -> list[dict[str, str]]:
+        """``HGETALL`` of every key in one round trip, in order (empty for a missing key)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.hgetall(key)
+        return [_strings(raw) for raw in pipe.execute()]
 
     def list_bots(self, *, page: int, per_page: int) -> Page[Bot]:
         ids, total = self._page(_BOTS, page, per_page)
@@ -488,12 +492,9 @@ class Store:
 
     def get_matches(self, match_ids: Sequence[str]) -> list[Match]:
         """The stored matches among ``match_ids``, in the order given (one round trip)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for match_id in match_ids:
-            pipe.hgetall(_match(match_id))
         found = []
-        for match_id, raw in zip(match_ids, pipe.execute(), strict=True):
-            fields = _strings(raw)
+        hashes = self._hashes(_match(m) for m in match_ids)
+        for match_id, fields in zip(match_ids, hashes, strict=True):
             if "seats" in fields:
                 found.append(_match_from(match_id, fields))
         return found
