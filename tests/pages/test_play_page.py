@@ -266,6 +266,9 @@ def test_offline_the_table_still_opens_and_goes_on_when_back_online(
     before = hand_shown(page)
     page.wait_for_function(KEPT)  # the service worker has kept this table
     page.wait_for_function(CONTROLLED)  # and has taken the page over
+    page.reload()
+    settled(page)
+    page.wait_for_function(CONTROLLED)
     page.context.set_offline(True)
     page.reload()
     expect(page.locator("#message")).to_contain_text("You are offline")
