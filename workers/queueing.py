@@ -1,14 +1,24 @@
 """The arena's RQ setup: the worker, and how match jobs are queued so that a crash is recovered.
 
-A worker killed outright (SIGKILL, a lost machine) leaves its job in rq's started registry with
-a heartbeat that is no longer renewed. Once the heartbeat is ``abandoned_after_s`` overdue, the
-next registry sweep of any live worker (every ``maintenance_interval_s``; an idle worker wakes
-every ``worker_ttl_s - 15`` s to do it) finds the job abandoned and, since match jobs are queued
-with retries, queues it again; the match is played again from its deal seed and
+A match job is queued with retries and **no retry interval**: rq puts a retried job straight
+back on the queue, in the same transaction that notes the failure. (A retry with an interval
+goes to rq's scheduled registry instead, where only rq's scheduler, a process the arena does
+not run, would ever move it back.) So:
+
+- a work horse killed outright (SIGKILL, the out-of-memory killer) is noticed at once by its
+  worker, which queues the job again;
+- a worker killed with its horse (or one whose Redis went away, :mod:`workers.cli`) leaves
+  its job in rq's started registry with a heartbeat nobody renews. Once the heartbeat is
+  ``abandoned_after_s`` overdue, the next registry sweep of any live worker (every
+  ``maintenance_interval_s``; an idle worker wakes every ``worker_ttl_s - 15`` s to do it)
+  finds the job abandoned and queues it again.
+
+Either way the match is played again from its deal seed and
 :meth:`~workers.store.Store.record_result` counts it once. With the defaults (heartbeat every
-15 s, abandoned 60 s after it is due, sweeps every 30 s, idle wake-ups every 30 s) a dead
-worker's match is running again within about 15 + 60 + 30 = 105 s. docs/OPERATIONS.md explains
-each setting.
+15 s, abandoned 60 s after it is due, sweeps every 30 s) a dead worker's match is queued again
+within 15 + 60 + 30 = 105 s. A job that has used up its retries is left in rq's failed
+registry; the sweep then marks its match failed (:mod:`workers.failures`).
+docs/OPERATIONS.md explains each setting.
 """
 
 from __future__ import annotations
@@ -46,7 +56,7 @@ def enqueue_match(queue: Queue, match_id: str) -> None:
         match_id,
         job_id=job_id,
         job_timeout=MATCH_JOB_TIMEOUT_S,
-        retry=Retry(max=MATCH_RETRIES, interval=1),
+        retry=Retry(max=MATCH_RETRIES),  # no interval: see the module's docstring
     )
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rq.job import Job
 
 from tests.workers.conftest import arena_config
 from tests.workers.test_worker_tournaments import (
@@ -25,6 +26,7 @@ from tests.workers.test_worker_tournaments import (
     _wait,
 )
 from workers.config import Config
+from workers.queueing import MATCH_RETRIES, match_job_id
 from workers.records import MatchStatus
 from workers.redis_server import RedisProcess, start_redis
 from workers.store import Store
@@ -37,8 +39,10 @@ class Servers:
         self.directory = directory
         self.current: RedisProcess = start_redis(directory, fsync="always")
 
-    def crash_and_restart(self) -> None:
+    def crash_and_restart(self, down_s: float = 0) -> None:
+        """SIGKILL Redis and start it again on its data after ``down_s``."""
         self.current.kill()
+        time.sleep(down_s)
         self.current = start_redis(self.directory, port=self.current.port, fsync="always")
 
 
@@ -54,7 +58,15 @@ def config(servers: Servers, tmp_path: Path) -> Config:
     return arena_config(servers.current.url, tmp_path)
 
 
+@pytest.mark.parametrize(
+    "down_s",
+    [
+        0,  # redis-py reconnects: nobody notices
+        3,  # the worker's heartbeats fail: its loop ends, the horse is stopped, the job retried
+    ],
+)
 def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_completes(
+    down_s: float,
     config: Config,
     store: Store,
     servers: Servers,
@@ -75,12 +87,22 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
         _wait(mid_tournament, 60, "a recorded match and one being played")
         time.sleep(0.3)
         before = {m.id: (m.result, store.replay_blob(m.id)) for m in matches() if m.result}
-        servers.crash_and_restart()
+        servers.crash_and_restart(down_s)
+        restarted_at = time.monotonic()
         assert store.redis.config_get("appendonly") == {"appendonly": "yes"}
         assert store.redis.config_get("appendfsync") == {"appendfsync": "always"}
         running = {m.id for m in matches() if m.status is MatchStatus.RUNNING}
         assert running  # interrupted: it must be played again
         assert {m.id for m in matches() if m.status is MatchStatus.DONE} == set(before)
+        [interrupted] = running
+
+        def recorded() -> bool:
+            match = store.get_match(interrupted)
+            return match is not None and match.status is MatchStatus.DONE
+
+        _wait(recorded, 60, "the interrupted match to be recorded after the restart")
+        recovery_s = time.monotonic() - restarted_at
+        print(f"Redis down {down_s} s: the interrupted match recorded {recovery_s:.1f} s after")
         _wait(lambda: _done(store, tournament_id), 90, "the tournament to finish after the restart")
         assert worker.poll() is None  # the worker outlived Redis: no process manager needed
         _assert_counted_once(store, tournament_id, 4, 4)
@@ -91,4 +113,14 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
             assert match is not None and match.result == result
             assert store.replay_blob(match_id) == blob
         assert len(store.rating_history(bot)) == 4
-        _assert_nothing_lost_or_duplicated(store, tournament_id, "redis_sigkill", len(running))
+        retries_left = Job.fetch(match_job_id(interrupted), connection=store.redis).retries_left
+        if down_s:
+            assert retries_left == MATCH_RETRIES - 1  # its horse was stopped: played again
+        _assert_nothing_lost_or_duplicated(
+            store,
+            tournament_id,
+            f"redis_sigkill_down_{down_s}s",
+            len(running),
+            recorded_after_restart_s=round(recovery_s, 1),
+            retries_left=retries_left,
+        )

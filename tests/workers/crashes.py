@@ -1,0 +1,67 @@
+"""Crashing the arena's processes for real: the work horse of a worker found by its pid (rq's
+horse calls ``setpgrp()``, so killing the worker's process group leaves it alive), SIGKILL,
+and timing the recovery."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc, whatever their process group)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # it ended while we looked
+            continue
+        # pid (comm) state ppid …: comm may hold spaces and parentheses, so split after it
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def horse_of(worker_pid: int, seconds: float = 10) -> int:
+    """The pid of the work horse the worker forked for its current job."""
+    deadline = time.monotonic() + seconds
+    while True:
+        horses = children(worker_pid)
+        if horses:
+            return horses[0]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"worker {worker_pid} has no work horse")
+        time.sleep(0.02)
+
+
+def sigkill(pid: int) -> None:
+    """SIGKILL one process (not its group); one already gone is fine."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie (killed, not yet reaped by its parent)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> float:
+    """Wait until ``condition()``; returns the seconds it took."""
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > seconds:
+            raise AssertionError(f"timed out after {seconds:g} s waiting for {what}")
+        time.sleep(0.05)
+    return time.monotonic() - start

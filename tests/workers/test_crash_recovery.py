@@ -1,0 +1,99 @@
+"""A match interrupted by a SIGKILL, of the work horse, of the worker or of both, is played
+again from its deal and recorded exactly once, with no operator action: real `python -m
+workers worker` processes, a real Redis, a real bot server on loopback."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+from rq.job import Job
+
+from tests.workers.crashes import alive, horse_of, sigkill, wait_for
+from tests.workers.test_worker_tournaments import (
+    Deliberate,
+    _assert_counted_once,
+    _assert_nothing_lost_or_duplicated,
+    _done,
+    _logs,
+    _register,
+    _start,
+)
+from workers.config import Config
+from workers.queueing import MATCH_RETRIES, match_job_id
+from workers.records import MatchStatus
+from workers.store import Store
+
+RECOVERY_BOUND_S = 30.0
+"""With the tests' settings (job heartbeat 1 s, abandoned 2 s after, sweeps every 1 s) a killed
+match is recorded well within this, its replay (a second or two) and a worker's start included."""
+
+
+@pytest.mark.parametrize("victim", ["horse", "worker", "worker and horse"])
+def test_a_match_killed_mid_play_is_played_again_and_recorded_once(
+    victim: str, config: Config, store: Store, start_worker: Callable[[], Any]
+) -> None:
+    with ExitStack() as stack:
+        bot = _register(store, stack, Deliberate, "deliberate")
+        tournament_id = _start(config, store, [bot])  # filled with three house bots: 4 matches
+        worker = start_worker()
+
+        def running() -> list[str]:
+            found = store.list_matches(page=1, per_page=10, tournament_id=tournament_id).items
+            return [m.id for m in found if m.status is MatchStatus.RUNNING]
+
+        wait_for(lambda: bool(running()), 30, "a match to start")
+        time.sleep(0.3)
+        horse = horse_of(worker.pid)
+        [killed] = running()
+        if victim != "worker":
+            sigkill(horse)
+        if victim != "horse":
+            sigkill(worker.pid)
+        killed_at = time.monotonic()
+        if victim != "horse":
+            worker.wait(5)
+            start_worker()  # the process manager starts it again
+
+        def requeued() -> bool:
+            job = Job.fetch(match_job_id(killed), connection=store.redis)
+            return job.retries_left != MATCH_RETRIES
+
+        def recorded() -> bool:
+            match = store.get_match(killed)
+            return match is not None and match.status is MatchStatus.DONE
+
+        requeue_s = None
+        if victim != "worker":  # its horse died with it: the job must run again
+            wait_for(requeued, 60, f"the job killed with its {victim} to be queued again")
+            requeue_s = round(time.monotonic() - killed_at, 1)
+        wait_for(recorded, 60, f"the match killed with its {victim} to be recorded")
+        recovery_s = time.monotonic() - killed_at
+        wait_for(lambda: _done(store, tournament_id), 60, "the tournament to finish")
+        if victim == "worker":  # the orphaned horse finished the match, or was outlived by it
+            wait_for(lambda: not alive(horse), 60, "the orphaned horse to end")
+    print(
+        f"{victim} SIGKILLed: the interrupted match was queued again after {requeue_s} s "
+        f"and recorded after {recovery_s:.1f} s (its queue had the tournament's other matches)"
+    )
+    assert recovery_s < RECOVERY_BOUND_S
+    _assert_counted_once(store, tournament_id, 4, 4)
+    logs = _logs(config, store, tournament_id)  # every replay's seal and referee verdict
+    assert len(logs) == 4 and killed in logs
+    assert len(store.rating_history(bot)) == 4  # rated once per match, the killed one too
+    retries_left = Job.fetch(match_job_id(killed), connection=store.redis).retries_left
+    if victim != "worker":
+        assert retries_left == MATCH_RETRIES - 1  # played again once
+    crash = victim.replace(" and ", "_").replace(" ", "_") + "_sigkill"
+    _assert_nothing_lost_or_duplicated(
+        store,
+        tournament_id,
+        crash,
+        1,
+        queued_again_after_s=requeue_s,
+        recorded_after_s=round(recovery_s, 1),
+        retries_left=retries_left,
+    )
