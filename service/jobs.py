@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterable
+
 import redis
 from rq import Queue, Worker
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
+
+from workers.queueing import enqueue_match, match_job_id
 
 RUN_TOURNAMENT = "workers.jobs.run_tournament"
 
@@ -31,6 +36,16 @@ def cancel_tournament_job(client: redis.Redis, tournament_id: str) -> None:
         return
     if job.get_status() in {"queued", "scheduled", "deferred"}:
         job.cancel()
+
+
+def requeue_matches(client: redis.Redis, queue: str, match_ids: Iterable[str]) -> None:
+    """Queue the matches' jobs afresh, each with all its retries (the failed job is deleted,
+    which takes it off rq's failed registry)."""
+    arena_queue = Queue(queue, connection=client)
+    for match_id in match_ids:
+        with contextlib.suppress(NoSuchJobError):
+            Job.fetch(match_job_id(match_id), connection=client).delete()
+        enqueue_match(arena_queue, match_id)
 
 
 def workers_and_depth(client: redis.Redis, queue: str) -> tuple[int, int]:

@@ -31,6 +31,8 @@ from rq import Queue, Retry, Worker
 from rq.job import Job, JobStatus
 
 from workers.config import Config
+from workers.failures import settle_failed_matches
+from workers.store import Store
 
 RUN_MATCH = "workers.jobs.run_match"
 MATCH_JOB_TIMEOUT_S = 3 * 3600
@@ -61,10 +63,14 @@ def enqueue_match(queue: Queue, match_id: str) -> None:
 
 
 class ArenaWorker(Worker):
-    """rq's worker with the abandoned-job grace configurable (rq fixes it at 60 s)."""
+    """rq's worker with the abandoned-job grace configurable (rq fixes it at 60 s), whose
+    registry sweep also marks failed the matches whose jobs failed for good."""
 
-    def __init__(self, *args: Any, abandoned_after_s: int = 60, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, store: Store, abandoned_after_s: int = 60, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
+        self.store = store
         self.abandoned_after_s = abandoned_after_s
         self.stop_signalled = False
         """SIGTERM or SIGINT arrived: the work loop ended on request, not because Redis went
@@ -73,6 +79,11 @@ class ArenaWorker(Worker):
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_signalled = True
         super().request_stop(signum, frame)
+
+    def clean_registries(self) -> None:
+        super().clean_registries()  # abandoned jobs are retried, or failed when out of retries
+        for queue in self.queues:
+            settle_failed_matches(queue, self.store)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         beat = self.job_monitoring_interval
@@ -89,4 +100,5 @@ def make_worker(config: Config, connection: redis.Redis) -> ArenaWorker:
         job_monitoring_interval=config.job_heartbeat_s,
         maintenance_interval=config.maintenance_interval_s,
         abandoned_after_s=config.abandoned_after_s,
+        store=Store(connection, config.secret_key),
     )

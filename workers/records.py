@@ -44,6 +44,9 @@ class TournamentStatus(enum.StrEnum):
     """Started: its job waits for a worker."""
     RUNNING = "running"
     DONE = "done"
+    DONE_WITH_FAILURES = "done_with_failures"
+    """Every match ended, some of them failed (``failures`` says which and why); the operator
+    can queue those again."""
     CANCELLED = "cancelled"
 
 
@@ -51,6 +54,9 @@ class MatchStatus(enum.StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"
+    FAILED = "failed"
+    """Its job failed every time it was run (a bug, a deal that cannot be played, a horse
+    killed again and again); ``failure`` says why. Not recorded, so never counted."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,12 @@ class TournamentSpec:
 
 
 @dataclass(frozen=True)
+class MatchFailure:
+    match_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Tournament:
     id: str
     spec: TournamentSpec
@@ -103,6 +115,8 @@ class Tournament:
     created_at: str
     updated_at: str
     schedule_id: str | None = None
+    failures: tuple[MatchFailure, ...] = ()
+    """Its failed matches, by match id."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +151,8 @@ class Match:
     created_at: str
     finished_at: str | None = None
     result: MatchResult | None = None
+    failure: str | None = None
+    """Why a failed match failed."""
 
 
 @dataclass(frozen=True)

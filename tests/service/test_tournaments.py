@@ -33,7 +33,11 @@ def test_create_get_list_start_cancel(client: FlaskClient, bot_id: str, store: S
     )
     assert made.status_code == 201, made.json
     tournament = made.json
-    assert tournament["status"] == "created" and tournament["progress"] == {"done": 0, "total": 0}
+    assert tournament["status"] == "created" and tournament["progress"] == {
+        "done": 0,
+        "failed": 0,
+        "total": 0,
+    }
     assert tournament["format"] == {
         "kind": "round_robin",
         "duplicate": True,
