@@ -221,25 +221,26 @@ class Store:
         secret: str,
     ) -> tuple[Bot, str]:
         """Store a new bot that signs with ``secret``; returns it and its management token
-        (the only time the token exists in clear)."""
+        (the only time the token exists in clear). The name is reserved and the bot written in
+        one transaction: a registration that fails leaves neither."""
         bot_id = new_id("bot")
-        if not self.redis.hsetnx(_BOT_NAMES, name.casefold(), bot_id):
-            raise NameTaken(f"the name {name!r} is taken: choose another")
         token = f"gzt_{secrets.token_urlsafe(32)}"
         now = self._now()
         bot = Bot(bot_id, name, endpoint, description, contact, BotStatus.ACTIVE, version, now, now)
-        pipe = self.redis.pipeline()
-        pipe.hset(
-            _bot(bot_id),
-            mapping={
-                **_bot_fields(bot),
-                "token_sha256": hash_token(token),
-                "secret": self._encrypt(secret),
-            },
-        )
-        pipe.set(_token(hash_token(token)), bot_id)
-        pipe.zadd(_BOTS, {bot_id: self._seq()})
-        pipe.execute()
+        fields = {**_bot_fields(bot), "token_sha256": hash_token(token)}
+        fields["secret"] = self._encrypt(secret).decode()
+        seq = self._seq()
+
+        def register(pipe: Any) -> None:
+            if pipe.hexists(_BOT_NAMES, name.casefold()):
+                raise NameTaken(f"the name {name!r} is taken: choose another")
+            pipe.multi()
+            pipe.hset(_BOT_NAMES, name.casefold(), bot_id)
+            pipe.hset(_bot(bot_id), mapping=fields)
+            pipe.set(_token(hash_token(token)), bot_id)
+            pipe.zadd(_BOTS, {bot_id: seq})
+
+        self.redis.transaction(register, _BOT_NAMES)
         return bot, token
 
     def get_bot(self, bot_id: str) -> Bot | None:
