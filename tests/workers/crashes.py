@@ -4,11 +4,46 @@ and timing the recovery."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from workers.config import Config
+
+PROCFILE_RECOVERY_ENV = "GONGZHU_PROCFILE_RECOVERY"
+"""Set to 1, the crash tests run with the recovery settings of the Procfile (the defaults)
+instead of the tests' short ones: ``GONGZHU_PROCFILE_RECOVERY=1 pytest tests/workers/test_crash_
+recovery.py tests/workers/test_redis_restart.py -rP`` measures the recovery times an arena
+run from the Procfile has."""
+
+
+def procfile_recovery() -> bool:
+    return os.environ.get(PROCFILE_RECOVERY_ENV) == "1"
+
+
+def crash_config(config: Config) -> Config:
+    """``config``, with the Procfile's recovery settings when :data:`PROCFILE_RECOVERY_ENV`
+    says so."""
+    if not procfile_recovery():
+        return config
+    defaults = Config()
+    return dataclasses.replace(
+        config,
+        worker_ttl_s=defaults.worker_ttl_s,
+        job_heartbeat_s=defaults.job_heartbeat_s,
+        abandoned_after_s=defaults.abandoned_after_s,
+        maintenance_interval_s=defaults.maintenance_interval_s,
+    )
+
+
+def recovery_bound_s(config: Config) -> float:
+    """How long a match interrupted by a crash may take to be recorded again: its job's
+    heartbeat expiring (the last beat, then the grace), the next registry sweep, and 15 s to
+    start a worker and play the match and those queued before it."""
+    return config.job_heartbeat_s + config.abandoned_after_s + config.maintenance_interval_s + 15
 
 
 def children(pid: int) -> list[int]:

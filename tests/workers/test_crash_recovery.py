@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from rq.job import Job
 
-from tests.workers.crashes import alive, horse_of, sigkill, wait_for
+from tests.workers.crashes import alive, crash_config, horse_of, recovery_bound_s, sigkill, wait_for
 from tests.workers.test_worker_tournaments import (
     Deliberate,
     _assert_counted_once,
@@ -27,9 +27,11 @@ from workers.queueing import MATCH_RETRIES, match_job_id
 from workers.records import MatchStatus
 from workers.store import Store
 
-RECOVERY_BOUND_S = 30.0
-"""With the tests' settings (job heartbeat 1 s, abandoned 2 s after, sweeps every 1 s) a killed
-match is recorded well within this, its replay (a second or two) and a worker's start included."""
+
+@pytest.fixture
+def config(config: Config) -> Config:
+    """The tests' configuration, with the Procfile's recovery settings if asked for."""
+    return crash_config(config)
 
 
 @pytest.mark.parametrize("victim", ["horse", "worker", "worker and horse"])
@@ -67,10 +69,11 @@ def test_a_match_killed_mid_play_is_played_again_and_recorded_once(
             return match is not None and match.status is MatchStatus.DONE
 
         requeue_s = None
+        bound_s = recovery_bound_s(config)
         if victim != "worker":  # its horse died with it: the job must run again
-            wait_for(requeued, 60, f"the job killed with its {victim} to be queued again")
+            wait_for(requeued, bound_s, f"the job killed with its {victim} to be queued again")
             requeue_s = round(time.monotonic() - killed_at, 1)
-        wait_for(recorded, 60, f"the match killed with its {victim} to be recorded")
+        wait_for(recorded, bound_s, f"the match killed with its {victim} to be recorded")
         recovery_s = time.monotonic() - killed_at
         wait_for(lambda: _done(store, tournament_id), 60, "the tournament to finish")
         if victim == "worker":  # the orphaned horse finished the match, or was outlived by it
@@ -79,7 +82,7 @@ def test_a_match_killed_mid_play_is_played_again_and_recorded_once(
         f"{victim} SIGKILLed: the interrupted match was queued again after {requeue_s} s "
         f"and recorded after {recovery_s:.1f} s (its queue had the tournament's other matches)"
     )
-    assert recovery_s < RECOVERY_BOUND_S
+    assert recovery_s < bound_s
     _assert_counted_once(store, tournament_id, 4, 4)
     logs = _logs(config, store, tournament_id)  # every replay's seal and referee verdict
     assert len(logs) == 4 and killed in logs

@@ -15,6 +15,7 @@ import pytest
 from rq.job import Job
 
 from tests.workers.conftest import arena_config
+from tests.workers.crashes import crash_config, recovery_bound_s
 from tests.workers.test_worker_tournaments import (
     Deliberate,
     _assert_counted_once,
@@ -55,18 +56,18 @@ def servers(tmp_path: Path) -> Iterator[Servers]:
 
 @pytest.fixture
 def config(servers: Servers, tmp_path: Path) -> Config:
-    return arena_config(servers.current.url, tmp_path)
+    return crash_config(arena_config(servers.current.url, tmp_path))
 
 
 @pytest.mark.parametrize(
-    "down_s",
+    "outage",
     [
-        0,  # redis-py reconnects: nobody notices
-        3,  # the worker's heartbeats fail: its loop ends, the horse is stopped, the job retried
+        "instant",  # redis-py reconnects: nobody notices
+        "past a heartbeat",  # the worker's heartbeat fails: its loop ends, the horse is stopped
     ],
 )
 def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_completes(
-    down_s: float,
+    outage: str,
     config: Config,
     store: Store,
     servers: Servers,
@@ -87,6 +88,7 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
         _wait(mid_tournament, 60, "a recorded match and one being played")
         time.sleep(0.3)
         before = {m.id: (m.result, store.replay_blob(m.id)) for m in matches() if m.result}
+        down_s = 0 if outage == "instant" else 2 * config.job_heartbeat_s + 1
         servers.crash_and_restart(down_s)
         restarted_at = time.monotonic()
         assert store.redis.config_get("appendonly") == {"appendonly": "yes"}
@@ -100,7 +102,7 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
             match = store.get_match(interrupted)
             return match is not None and match.status is MatchStatus.DONE
 
-        _wait(recorded, 60, "the interrupted match to be recorded after the restart")
+        _wait(recorded, recovery_bound_s(config), "the interrupted match to be recorded again")
         recovery_s = time.monotonic() - restarted_at
         print(f"Redis down {down_s} s: the interrupted match recorded {recovery_s:.1f} s after")
         _wait(lambda: _done(store, tournament_id), 90, "the tournament to finish after the restart")
@@ -119,8 +121,9 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
         _assert_nothing_lost_or_duplicated(
             store,
             tournament_id,
-            f"redis_sigkill_down_{down_s}s",
+            f"redis_sigkill_down_{outage.replace(' ', '_')}",
             len(running),
             recorded_after_restart_s=round(recovery_s, 1),
+            down_s=down_s,
             retries_left=retries_left,
         )
