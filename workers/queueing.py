@@ -83,7 +83,8 @@ class ArenaWorker(Worker):
     def clean_registries(self) -> None:
         super().clean_registries()  # abandoned jobs are retried, or failed when out of retries
         for queue in self.queues:
-            settle_failed_matches(queue, self.store)
+            for match_id in settle_failed_matches(queue, self.store):
+                self.log.warning("match %s failed for good: marked failed", match_id)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         beat = self.job_monitoring_interval
