@@ -177,7 +177,11 @@ def new_tournament(arena: Arena, group: int, hands: int | None) -> tuple[str, An
     planned = plan(participants, seed=tid, duplicate=True, matches_per_table=1)
     for p in planned:
         store.create_match(
-            p.match_id(tid), seats=p.seats, tournament_id=tid, table_id=p.table_id, seed=p.seed
+            p.match_id(tid),
+            seats=p.seats,
+            tournament_id=tid,
+            table_id=p.table_id,
+            deal_label=p.deal_label,
         )
     store.set_tournament_total(tid, len(planned))
     store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
@@ -189,6 +193,7 @@ def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
     """Play one planned match (random players logged as HTTP bots), seal it, record it."""
     from benchmarks.replays import ArenaSeat
     from referee import Game
+    from replays.deals import DealSource, deal_seed
     from replays.integrity import key_id_of, seal
     from replays.log import SeatInfo
     from workers.match import play_match
@@ -205,11 +210,12 @@ def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
         bot = by_id[participant]
         seat.info = SeatInfo(s, bot.id, bot.name, bot.version, kind="http")
         seats.append(seat)
+    secret = arena.store.deal_secret(tid)
     log = play_match(
-        Game(rules, seed=planned.seed),
+        Game(rules, seed=deal_seed(secret, planned.deal_label)),
         seats,
         match_id=match_id,
-        seed=planned.seed,
+        deals=DealSource.committed(secret, planned.deal_label),
         time_control=spec.time_control,
         tournament_id=tid,
         table_id=planned.table_id,

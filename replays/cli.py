@@ -17,6 +17,7 @@ from typing import IO, Any, NoReturn
 
 import click
 
+from replays.deals import DealScheme, SecretError, parse_secret
 from replays.export import seat_view
 from replays.integrity import IntegrityError, check, digest, key_id_of, public_key_from_pem, unpack
 from replays.log import MatchLog
@@ -24,6 +25,7 @@ from replays.reask import ReaskError, reask
 from replays.render import count, render_match
 from replays.schema import InvalidLogError, validate
 from replays.upgrade import LogReadError, read_log, upgrade
+from replays.verify import check_deals
 from replays.verify import verify as verify_log
 
 _LOG_FILE = click.argument("file", type=click.File("rb"))
@@ -70,8 +72,18 @@ def _fail(step: str, text: str) -> NoReturn:
     type=click.File("rb"),
     help="The arena's public key (PEM): check the log's signature with it.",
 )
-def verify(file: IO[bytes], public_key: IO[bytes] | None) -> None:
-    """Check a log: its seal, its schema, and every decision, trick and score by the referee."""
+@click.option(
+    "--secret",
+    help="The tournament's deal secret (64 hex characters), revealed when it ends: check every "
+    "deal against the commitment with it.",
+)
+def verify(file: IO[bytes], public_key: IO[bytes] | None, secret: str | None) -> None:
+    """Check a log: its seal, its schema, its deals against their commitment, and every
+    decision, trick and score by the referee."""
+    try:
+        revealed = None if secret is None else parse_secret(secret)
+    except SecretError as error:
+        raise click.BadParameter(str(error), param_hint="--secret") from None
     data = load_data(file.read())
     _integrity(data, public_key)
     try:
@@ -82,7 +94,8 @@ def verify(file: IO[bytes], public_key: IO[bytes] | None) -> None:
         _fail("format", str(error))
     upgraded = "" if current["format"] == data.get("format") else f", from {data.get('format')}"
     _ok("format", f"{current['format']}{upgraded}; the schema is satisfied")
-    result = verify_log(log)
+    _deals(log, revealed)
+    result = verify_log(log, secret=revealed)
     if result.discrepancy is not None:
         _fail("referee", str(result.discrepancy))
     _ok(
@@ -90,6 +103,24 @@ def verify(file: IO[bytes], public_key: IO[bytes] | None) -> None:
         f"{count(result.hands, 'hand')}, {count(result.decisions, 'decision')}, "
         f"{count(result.requests_checked, 'request')} rebuilt to their recorded SHA-256",
     )
+
+
+def _deals(log: MatchLog, secret: bytes | None) -> None:
+    deals = log.deals
+    found = check_deals(log, secret)
+    if found.discrepancy is not None:
+        _fail("deals", str(found.discrepancy))
+    if deals.scheme is DealScheme.UNCHECKED:
+        click.echo("deals      not checked: a format 1 log, whose seed is for information only")
+    elif deals.scheme is DealScheme.PRACTICE:
+        _ok("deals", f"every deal follows from the seed {deals.seed!r}, which the client chose")
+    elif not found.checked:
+        click.echo(
+            f"deals      not checked: committed to {deals.commitment}; the tournament reveals "
+            "its secret when it ends (pass it with --secret)"
+        )
+    else:
+        _ok("deals", f"every deal follows from the committed secret, label {deals.label!r}")
 
 
 def _integrity(data: dict[str, Any], public_key: IO[bytes] | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -15,7 +16,14 @@ from referee import Observation, Pass
 from replays.cli import main
 from replays.integrity import generate_key, pack, public_key_pem
 from replays.log import MatchLog
-from tests.replays.replay_support import KEY, PROFILES, forfeiting_players, record, sealed
+from tests.replays.replay_support import (
+    DEAL_SECRET,
+    KEY,
+    PROFILES,
+    forfeiting_players,
+    record,
+    sealed,
+)
 
 LOG: MatchLog = record(PROFILES["pass_next"], 11, forfeiting_players(11))
 SEALED = sealed(LOG)
@@ -64,7 +72,9 @@ def test_verify_a_sealed_log(files: dict[str, Path], form: str) -> None:
     block = SEALED["integrity"]
     assert outcome.output.splitlines() == [
         f"integrity  ok: SHA-256 {block['sha256']}, signed by key {block['key_id']}",
-        "format     ok: gongzhu-replay/1; the schema is satisfied",
+        "format     ok: gongzhu-replay/2; the schema is satisfied",
+        f"deals      not checked: committed to {LOG.deals.commitment}; the tournament reveals its "
+        "secret when it ends (pass it with --secret)",
         f"referee    ok: {len(LOG.hands)} hands, {decisions} decisions, {asked} requests "
         "rebuilt to their recorded SHA-256",
     ]
@@ -95,8 +105,48 @@ def test_verify_reports_the_first_discrepancy_of_an_unsealed_log(files: dict[str
     assert outcome.exit_code == 1
     lines = outcome.output.splitlines()
     assert lines[0] == "integrity  not sealed"
-    assert lines[2].startswith("referee    FAILED: hand 1, decision ")
-    assert "not pending" in lines[2]
+    assert lines[3].startswith("referee    FAILED: hand 1, decision ")
+    assert "not pending" in lines[3]
+
+
+def test_verify_checks_the_deals_with_the_revealed_secret(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["json"]), "--secret", DEAL_SECRET.hex())
+    assert outcome.exit_code == 0, outcome.output
+    label = LOG.deals.label
+    assert f"deals      ok: every deal follows from the committed secret, label {label!r}" in (
+        outcome.output
+    )
+
+
+def test_verify_fails_with_a_secret_that_was_not_committed(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["json"]), "--secret", "00" * 32)
+    assert outcome.exit_code == 1
+    assert "deals      FAILED: match: deals: the secret does not match the commitment" in (
+        outcome.output
+    )
+
+
+def test_verify_fails_when_the_deals_are_not_the_committed_ones(tmp_path: Path) -> None:
+    """A match played by the rules from other deals than it claims: the referee finds nothing
+    wrong, only the commitment can tell."""
+    log = record(PROFILES["pass_next"], 12, forfeiting_players(12))
+    forged = dataclasses.replace(log, deals=LOG.deals)  # claims LOG's label and commitment
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged.to_json()))
+    assert run("verify", str(path)).exit_code == 0  # without the secret it cannot be told
+    outcome = run("verify", str(path), "--secret", DEAL_SECRET.hex())
+    assert outcome.exit_code == 1
+    label = LOG.deals.label
+    assert (
+        f"deals      FAILED: hand 1: deals: not the deal the committed secret gives for {label!r}"
+        in outcome.output
+    )
+
+
+def test_verify_refuses_a_secret_that_is_not_hex(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["json"]), "--secret", "not-hex")
+    assert outcome.exit_code == 2
+    assert "a deal secret is 64 hexadecimal characters" in outcome.output
 
 
 def test_verify_with_a_key_refuses_an_unsealed_log(files: dict[str, Path]) -> None:

@@ -184,7 +184,7 @@ def test_comparisons_are_constant_time_and_lookups_by_hash() -> None:
     """Read from the code paths: the operator token is compared with ``hmac.compare_digest``;
     an owner token is hashed first, looked up by its hash and the stored hash compared with
     ``hmac.compare_digest``: the token itself is never compared or used as a key."""
-    operator = inspect.getsource(auth.operator_only)
+    operator = inspect.getsource(auth.is_operator)
     assert "hmac.compare_digest(" in operator and "== expected" not in operator
     lookup = inspect.getsource(Store.bot_for_token)
     assert "hash_token(token)" in lookup and "hmac.compare_digest(" in lookup
