@@ -99,7 +99,7 @@ def test_replay_public_key_and_verification(
     assert client.get("/api/matches/nope/replay").status_code == 404
     assert client.post("/api/matches/nope/verify").status_code == 404
     # a changed stored log is caught
-    tampered = {**log, "seed": "99"}
+    tampered = {**log, "deals": {**log["deals"], "seed": "99"}}
     store.redis.set("gz:replay:m1", pack(tampered))
     report = client.post("/api/matches/m1/verify").json
     assert report["ok"] is False and "changed after it was sealed" in report["integrity"]

@@ -8,6 +8,7 @@ import pytest
 from flask.testing import FlaskClient
 from rq import Queue
 
+from replays.deals import commitment_of
 from tests.service.service_support import bearer, operator, register
 from workers.store import Store
 
@@ -59,6 +60,28 @@ def test_create_get_list_start_cancel(client: FlaskClient, bot_id: str, store: S
         assert client.post(f"/api/tournaments/nope/{action}", headers=operator()).status_code == 404
     assert client.get("/api/tournaments/nope").status_code == 404
     assert client.get("/api/tournaments/nope/standings").status_code == 404
+
+
+def test_the_deal_commitment_is_public_from_the_start_and_the_secret_only_at_the_end(
+    client: FlaskClient, bot_id: str, store: Store
+) -> None:
+    made = create(client, name="cup", participants=[bot_id]).json
+    commitment, tid = made["deal_commitment"], made["id"]
+    assert len(commitment) == 64 and made["deal_secret"] is None
+    started = client.post(f"/api/tournaments/{tid}/start", headers=operator()).json
+    assert (started["deal_commitment"], started["deal_secret"]) == (commitment, None)
+    assert client.get("/api/tournaments").json["items"][0]["deal_secret"] is None
+    page = client.get(f"/tournaments/{tid}").get_data(as_text=True)
+    assert commitment in page and 'id="deal-secret-pending"' in page
+    secret = store.deal_secret(tid)
+    assert secret.hex() not in client.get(f"/api/tournaments/{tid}").get_data(as_text=True)
+    cancelled = client.post(f"/api/tournaments/{tid}/cancel", headers=operator()).json
+    assert cancelled["deal_secret"] == secret.hex()
+    assert commitment_of(bytes.fromhex(cancelled["deal_secret"])) == commitment
+    assert client.get(f"/api/tournaments/{tid}").json["deal_secret"] == secret.hex()
+    assert secret.hex() in client.get(f"/tournaments/{tid}").get_data(as_text=True)
+    other = create(client, name="another", participants=[bot_id]).json
+    assert other["deal_commitment"] != commitment  # a fresh secret for every tournament
 
 
 def test_operator_endpoints_need_the_operator_token(client: FlaskClient, bot_url: str) -> None:
