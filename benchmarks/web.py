@@ -230,10 +230,14 @@ def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
     return match_id
 
 
+LAST_ROTATION = 3
+"""The duplicate format's fourth seat rotation: when it is recorded, its deal is public."""
+
+
 def fill(arena: Arena, target: int, group: int, pending: list[Any]) -> list[Any]:
     """Play tournaments until ``target`` matches are recorded; returns the unplayed rest of the
     last tournament (played first by the next call)."""
-    while len(arena.recorded) < target:
+    while len(arena.recorded) < target or "match" not in arena.featured:
         if not pending:
             first = not arena.featured
             tid, spec, planned = new_tournament(arena, group, None if first else arena.hands)
@@ -244,8 +248,9 @@ def fill(arena: Arena, target: int, group: int, pending: list[Any]) -> list[Any]
         before = arena.hands_played
         match_id = play_and_record(arena, tid, spec, planned)
         hands = arena.hands_played - before
+        # a deal's replays open once its last rotation is recorded (the embargo): feature one
         featured = arena.featuring and tid == arena.featured["tournament"]
-        if featured and hands > arena.featured_hands:
+        if featured and planned.rotation == LAST_ROTATION and hands > arena.featured_hands:
             arena.featured["match"], arena.featured_hands = match_id, hands
     return pending
 
