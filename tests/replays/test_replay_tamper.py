@@ -23,6 +23,7 @@ from tests.replays.replay_support import (
     PUBLIC_KEYS,
     ScriptedSeat,
     always,
+    forfeiting_players,
     house_seat,
     in_turn,
     record,
@@ -411,3 +412,30 @@ def test_one_changed_byte_of_the_packed_log_is_found() -> None:
         broken[position] ^= 1 << rng.randrange(8)
         with pytest.raises((zlib.error, ValueError, IntegrityError)):
             check(unpack(bytes(broken)), PUBLIC_KEYS)
+
+
+# -- forfeits -----------------------------------------------------------------------------------
+
+FORFEITED = record(Rules(fixed_hands=2), 21, forfeiting_players(21))
+
+
+def test_a_log_that_hides_a_forfeit_is_refused() -> None:
+    """The forfeited seat ranked by its points instead of last: everything else is left as the
+    arena wrote it, so only the comparison of the logged forfeits with the faults can tell."""
+    assert FORFEITED.forfeited == (2,)
+
+    def hide(data: Data) -> None:
+        data["forfeited"] = []
+        data["places"] = list(data["outcome"]["places"])
+
+    found = tampered(FORFEITED, hide)
+    assert (found.hand, found.decision) == (None, None)
+    assert found.message == "forfeits: log says [], the faults give [2]"
+
+
+def test_a_log_that_invents_a_forfeit_is_refused() -> None:
+    def invent(data: Data) -> None:
+        data["forfeited"] = [1, 2]
+
+    found = tampered(FORFEITED, invent)
+    assert found.message == "forfeits: log says [1, 2], the faults give [2]"
