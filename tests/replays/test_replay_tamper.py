@@ -18,6 +18,7 @@ from replays.log import MatchLog
 from replays.upgrade import LogReadError, read_log
 from replays.verify import Discrepancy, replay, verify
 from tests.replays.replay_support import (
+    DEAL_SECRET,
     KEY_ID,
     PROFILES,
     PUBLIC_KEYS,
@@ -89,6 +90,18 @@ def swap_deal_card(data: Data, hand: int, a: int, b: int) -> None:
     deal = data["hands"][hand - 1]["deal"]
     deal[a][5], deal[b][5] = deal[b][5], deal[a][5]
     deal[a], deal[b] = CardSet.parse(deal[a]).names(), CardSet.parse(deal[b]).names()
+
+
+def test_a_card_moved_between_two_deals_is_not_the_committed_deal() -> None:
+    """With the tournament's revealed secret, the deal itself is checked first."""
+    data = reloaded(CLEAN.to_json())
+    swap_deal_card(data, 2, 1, 3)
+    result = verify(read_log(data), secret=DEAL_SECRET)
+    assert result.discrepancy is not None and (result.discrepancy.hand, result.decisions) == (2, 0)
+    assert result.discrepancy.message == (
+        f"deals: not the deal the committed secret gives for {CLEAN.deals.label!r}"
+    )
+    assert verify(CLEAN, secret=DEAL_SECRET).deals_checked
 
 
 def test_a_card_moved_between_two_deals_breaks_the_first_request_it_changes() -> None:
