@@ -145,9 +145,13 @@ def blocks() -> dict[str, Callable[[], str]]:
         "verify_failures": verify_failures,
         "verify_secret": lambda: _text(
             (
-                f"python -m replays verify match.json.z --secret {DEAL_SECRET.hex()}",
-                _run("verify", "-", "--secret", DEAL_SECRET.hex(), stdin=stored),
+                "python -m replays verify match.json.z --public-key arena-replays.pem "
+                f"--secret {DEAL_SECRET.hex()}",
+                _verify_with_key(stored, "--secret", DEAL_SECRET.hex()),
             )
+        ),
+        "verify_no_key": lambda: _text(
+            ("python -m replays verify match.json.z", _run("verify", "-", stdin=stored))
         ),
         "deal_example": deal_example,
         "show": lambda: _text(
@@ -177,12 +181,12 @@ def deal_example() -> str:
     return "```text\n" + "\n".join(lines) + "\n```\n"
 
 
-def _verify_with_key(stored: bytes) -> str:
+def _verify_with_key(stored: bytes, *extra: str) -> str:
     """``verify --public-key``, with the key in a file as the command needs it."""
     with tempfile.TemporaryDirectory() as where:
         key = Path(where) / "arena-replays.pem"
         key.write_bytes(public_key_pem(KEY.public_key()))
-        return _run("verify", "-", "--public-key", str(key), stdin=stored)
+        return _run("verify", "-", "--public-key", str(key), *extra, stdin=stored)
 
 
 def render(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import subprocess
@@ -13,9 +14,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee import Observation, Pass
-from replays.cli import main
-from replays.integrity import generate_key, pack, public_key_pem
+from replays.cli import KEY_PATH, NOT_AUTHENTICATED, main
+from replays.integrity import digest, generate_key, pack, public_key_pem
 from replays.log import MatchLog
+from tests.bot_sdk.bot_sdk_support import running
 from tests.replays.replay_support import (
     DEAL_SECRET,
     KEY,
@@ -80,10 +82,63 @@ def test_verify_a_sealed_log(files: dict[str, Path], form: str) -> None:
     ]
 
 
-def test_verify_from_stdin_without_a_key(files: dict[str, Path]) -> None:
+def test_verify_without_a_key_says_the_log_is_not_authenticated(files: dict[str, Path]) -> None:
     outcome = run("verify", "-", stdin=files["packed"].read_bytes())
-    assert outcome.exit_code == 0, outcome.output
-    assert "signature not checked (no --public-key)" in outcome.output
+    assert outcome.exit_code == NOT_AUTHENTICATED == 3, outcome.output
+    assert "matches; signature not checked (no key)" in outcome.output
+    assert "referee    ok" in outcome.output  # every other check is still made and shown
+    assert outcome.output.splitlines()[-1].startswith("verdict    NOT AUTHENTICATED: ")
+    digest_only = run("verify", "-", "--digest-only", stdin=files["packed"].read_bytes())
+    assert digest_only.exit_code == 0, digest_only.output
+    assert "NOT AUTHENTICATED" not in digest_only.output
+
+
+def _forgeries() -> dict[str, dict[str, Any]]:
+    """What a forger makes of the sealed log without the arena's private key."""
+    stripped = {k: v for k, v in SEALED.items() if k != "integrity"}
+    swapped = json.loads(json.dumps(stripped))
+    swapped["seats"][0]["bot_id"], swapped["seats"][1]["bot_id"] = (
+        swapped["seats"][1]["bot_id"],
+        swapped["seats"][0]["bot_id"],
+    )
+    resealed = {**swapped, "integrity": {**SEALED["integrity"], "sha256": digest(swapped)}}
+    flipped_signature = json.loads(json.dumps(SEALED))
+    signature = bytearray(base64.b64decode(flipped_signature["integrity"]["signature"]))
+    signature[0] ^= 1
+    flipped_signature["integrity"]["signature"] = base64.b64encode(signature).decode()
+    return {
+        "seal stripped": stripped,
+        "seats swapped, digest recomputed": resealed,
+        "signature bit flipped": flipped_signature,
+    }
+
+
+@pytest.mark.parametrize("name", list(_forgeries()))
+def test_a_forgery_never_verifies(files: dict[str, Path], tmp_path: Path, name: str) -> None:
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(_forgeries()[name]))
+    without_key = run("verify", str(path))
+    assert without_key.exit_code != 0, without_key.output
+    with_key = run("verify", str(path), "--public-key", str(files["key"]))
+    assert with_key.exit_code == 1, with_key.output
+    assert "integrity  FAILED" in with_key.output
+
+
+def test_verify_fetches_the_arenas_key_from_its_url(files: dict[str, Path]) -> None:
+    pem = files["key"].read_bytes()
+
+    def arena(environ: dict[str, Any], start: Any) -> list[bytes]:
+        found = environ["PATH_INFO"] == KEY_PATH
+        start("200 OK" if found else "404 Not Found", [("Content-Type", "application/x-pem-file")])
+        return [pem if found else b""]
+
+    with running(arena) as url:
+        base = url.removesuffix("/bot")
+        outcome = run("verify", str(files["json"]), "--url", base)
+        assert outcome.exit_code == 0, outcome.output
+        assert outcome.output.startswith("integrity  ok: SHA-256 ")
+        wrong = run("verify", str(files["json"]), "--url", base + "/elsewhere")
+    assert wrong.exit_code == 1 and "could not fetch the arena's key" in wrong.output
 
 
 def test_verify_refuses_another_arenas_key(files: dict[str, Path]) -> None:
@@ -110,7 +165,8 @@ def test_verify_reports_the_first_discrepancy_of_an_unsealed_log(files: dict[str
 
 
 def test_verify_checks_the_deals_with_the_revealed_secret(files: dict[str, Path]) -> None:
-    outcome = run("verify", str(files["json"]), "--secret", DEAL_SECRET.hex())
+    key = str(files["key"])
+    outcome = run("verify", str(files["json"]), "--secret", DEAL_SECRET.hex(), "--public-key", key)
     assert outcome.exit_code == 0, outcome.output
     label = LOG.deals.label
     assert f"deals      ok: every deal follows from the committed secret, label {label!r}" in (
@@ -133,7 +189,7 @@ def test_verify_fails_when_the_deals_are_not_the_committed_ones(tmp_path: Path) 
     forged = dataclasses.replace(log, deals=LOG.deals)  # claims LOG's label and commitment
     path = tmp_path / "forged.json"
     path.write_text(json.dumps(forged.to_json()))
-    assert run("verify", str(path)).exit_code == 0  # without the secret it cannot be told
+    assert run("verify", str(path), "--digest-only").exit_code == 0  # no secret: cannot tell
     outcome = run("verify", str(path), "--secret", DEAL_SECRET.hex())
     assert outcome.exit_code == 1
     label = LOG.deals.label
@@ -255,7 +311,7 @@ def test_export_needs_a_hand_and_a_seat(files: dict[str, Path]) -> None:
 
 def test_python_dash_m_replays(files: dict[str, Path]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "replays", "verify", str(files["packed"])],
+        [sys.executable, "-m", "replays", "verify", str(files["packed"]), "--digest-only"],
         capture_output=True,
         text=True,
         check=False,

@@ -328,12 +328,17 @@ def test_nothing_a_bot_receives_or_the_public_sees_rebuilds_a_deal(
     answers: list[str] = []
     snapshots: list[str] = []
     deadline = time.monotonic() + 120
-    while _status(world)[0] is not TournamentStatus.DONE:  # while it runs, again and again
-        answers += _public_answers(world)
-        answers += _public_answers(world, {"Authorization": f"Bearer {next(iter(world.tokens))}"})
-        snapshots.append(_redis_contents(world.store.redis))
+    while True:  # while it runs, again and again
+        seen = _public_answers(world)
+        seen += _public_answers(world, {"Authorization": f"Bearer {next(iter(world.tokens))}"})
+        snapshot = _redis_contents(world.store.redis)
+        if _status(world)[0] is TournamentStatus.DONE:
+            break  # this round may have seen the end, and the reveal: it is not counted
+        answers += seen
+        snapshots.append(snapshot)
         assert time.monotonic() < deadline, "the tournament did not finish"
         time.sleep(0.2)
+    assert snapshots, "the tournament ended before anything was read"
     stored = "\n".join(snapshots)
     hands = dealt_hands(world.messages())
     assert len(hands) == 8 * 2 * 4  # 8 matches (2 deals x 4 rotations), 2 hands, 4 bots
@@ -389,6 +394,8 @@ def test_a_rotations_replay_is_embargoed_until_its_deal_is_played_then_the_secre
     secret = parse_secret(record["deal_secret"])
     assert commitment_of(secret) == commitment
     assert secret.hex() in api.get(f"/tournaments/{tid}").get_data(as_text=True)
+    key = tmp_path / "arena.pem"
+    key.write_bytes(api.get("/api/replays/public-key").get_data())
     for rotation in range(1, 5):
         match_id = f"{tid}-t1-d1-r{rotation}"
         opened = api.get(f"/api/matches/{match_id}/replay")
@@ -401,6 +408,7 @@ def test_a_rotations_replay_is_embargoed_until_its_deal_is_played_then_the_secre
         assert checked["ok"] and checked["deals_checked"]
         path = tmp_path / f"{rotation}.json"
         path.write_bytes(opened.get_data())
-        outcome = CliRunner().invoke(replays_cli, ["verify", str(path), "--secret", secret.hex()])
+        command = ["verify", str(path), "--secret", secret.hex(), "--public-key", str(key)]
+        outcome = CliRunner().invoke(replays_cli, command)
         assert outcome.exit_code == 0, outcome.output
         assert "deals      ok: every deal follows from the committed secret" in outcome.output
