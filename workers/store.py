@@ -15,6 +15,8 @@ Keys (all under ``gz:``)::
     gz:tournament:{id}:deals        hash: deal label -> its matches not yet recorded
     gz:match:{id}                   hash: seats (JSON), status, deal label, result (JSON), times
     gz:matches                      zset of match ids
+    gz:match:{id}:verifications     hash: what the log's verification depends on (SHA-256) ->
+                                    the verification's report (JSON)
     gz:bot:{id}:matches             zset of a participant's match ids
     gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
     gz:rating:{id}                  string: a participant's ladder rating (JSON)
@@ -120,6 +122,10 @@ def _unfinished_deals(tournament_id: str) -> str:
 
 def _match(match_id: str) -> str:
     return f"gz:match:{match_id}"
+
+
+def _verifications(match_id: str) -> str:
+    return f"gz:match:{match_id}:verifications"
 
 
 def _bot_matches(bot_id: str) -> str:
@@ -507,6 +513,15 @@ class Store:
         pem = self.redis.get(_REPLAY_KEY)
         assert pem is not None
         return private_key_from_pem(bytes(pem))
+
+    def verification(self, match_id: str, fingerprint: str) -> dict[str, Any] | None:
+        """The stored verification of the match's log under ``fingerprint`` (what it depends
+        on: the log, the key, the revealed secret), or None."""
+        raw = self.redis.hget(_verifications(match_id), fingerprint)
+        return None if raw is None else dict(json.loads(raw))
+
+    def keep_verification(self, match_id: str, fingerprint: str, report: Mapping[str, Any]) -> None:
+        self.redis.hset(_verifications(match_id), fingerprint, json.dumps(report))
 
     def get_match(self, match_id: str) -> Match | None:
         raw = _strings(self.redis.hgetall(_match(match_id)))

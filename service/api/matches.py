@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from flask import Response
 from flask_smorest import Blueprint
 
@@ -15,7 +17,6 @@ from replays.integrity import (
     unpack,
     unpacked_json,
 )
-from replays.log import MatchLog
 from replays.upgrade import LogReadError, read_log
 from replays.verify import verify
 from service.api import views
@@ -44,10 +45,6 @@ def _packed_log(match_id: str) -> bytes:
     if embargo is not None and not is_operator():
         raise ApiError(409, embargo.message, error="embargoed")
     return blob
-
-
-def _sealed_log(match_id: str) -> dict[str, Any]:
-    return unpack(_packed_log(match_id))
 
 
 @blp.route("/matches")
@@ -91,9 +88,27 @@ def replay(match_id: str) -> Response:
 @blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
 def verify_match(match_id: str) -> dict[str, Any]:
     """Check the log's seal, then re-run the referee over it (and check its deals against the
-    tournament's secret once it is revealed); the first discrepancy, if any."""
-    sealed = _sealed_log(match_id)
+    tournament's secret once it is revealed); the first discrepancy, if any. A sealed log never
+    changes, so each verification is stored and answered again from the store: the referee
+    runs once per log, key and revealed secret, however often it is asked."""
+    blob = _packed_log(match_id)
+    sealed = unpack(blob)
     public = arena().replay_key().public_key()
+    secret = _revealed_secret(sealed.get("tournament_id"))
+    fingerprint = hashlib.sha256(
+        b"|".join([blob, key_id_of(public).encode(), secret or b""])
+    ).hexdigest()
+    stored = store().verification(match_id, fingerprint)
+    if stored is not None:
+        return stored
+    report = _verification(sealed, public, secret)
+    store().keep_verification(match_id, fingerprint, report)
+    return report
+
+
+def _verification(
+    sealed: dict[str, Any], public: Ed25519PublicKey, secret: bytes | None
+) -> dict[str, Any]:
     integrity = "ok"
     try:
         check(sealed, {key_id_of(public): public})
@@ -103,7 +118,7 @@ def verify_match(match_id: str) -> dict[str, Any]:
         log = read_log(sealed)
     except LogReadError as error:
         return {"ok": False, "integrity": integrity, "discrepancy": str(error)}
-    report = verify(log, secret=_revealed_secret(log))
+    report = verify(log, secret=secret)
     return {
         "ok": report.ok and integrity == "ok",
         "integrity": integrity,
@@ -115,11 +130,11 @@ def verify_match(match_id: str) -> dict[str, Any]:
     }
 
 
-def _revealed_secret(log: MatchLog) -> bytes | None:
+def _revealed_secret(tournament_id: Any) -> bytes | None:
     """The deal secret of the log's tournament, if the tournament is over (revealed)."""
-    if log.tournament_id is None:
+    if not isinstance(tournament_id, str):
         return None
-    tournament = store().get_tournament(log.tournament_id)
+    tournament = store().get_tournament(tournament_id)
     return None if tournament is None else store().revealed_secret(tournament)
 
 
