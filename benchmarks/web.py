@@ -285,8 +285,9 @@ def web_command() -> str:
 
 
 @contextmanager
-def web_service(redis_url: str, keys: Keys) -> Iterator[str]:
-    """Gunicorn as the Procfile runs it, on a free loopback port; yields its base URL."""
+def web_service(redis_url: str, keys: Keys, *, command: str | None = None) -> Iterator[str]:
+    """Gunicorn as the Procfile runs it (or as ``command`` does), on a free loopback port;
+    yields its base URL."""
     from workers.redis_server import free_port
 
     port = free_port()
@@ -298,7 +299,11 @@ def web_service(redis_url: str, keys: Keys) -> Iterator[str]:
     }
     log = (keys.key_path.parent / f"gunicorn-{port}.log").open("w")
     process = subprocess.Popen(
-        ["sh", "-c", f"exec {web_command()}"], cwd=ROOT, env=env, stdout=log, stderr=log
+        ["sh", "-c", f"exec {command or web_command()}"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=log,
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -38,6 +38,7 @@ from service.api.play_view import for_you, level_name, play_state
 from service.context import arena, store
 from service.errors import ApiError, ErrorSchema, field_error
 from service.limits import limiter, play_limit
+from service.offload import ThreadedBot
 from service.schemas import (
     PlayCreate,
     PlayHintSchema,
@@ -51,6 +52,7 @@ from service.schemas import (
 from workers.bot_client import HttpSeat
 from workers.human import HumanTable, NotYourTurn, PlayerFor, seat_infos
 from workers.jobs import seat_player
+from workers.match import InProcessSeat
 from workers.records import HOUSE_BOTS, Bot, BotStatus, HumanGame
 from workers.store import NotFound, StaleVersion, timestamp
 
@@ -127,6 +129,8 @@ def _computers() -> Iterator[PlayerFor]:
         player = seat_player(store(), config, seat, participant, secrets.token_hex(4))
         if isinstance(player, HttpSeat):
             opened.append(player)
+        elif isinstance(player, InProcessSeat):  # a house bot: CPU only, off the event loop
+            player.bot = ThreadedBot(player.bot)
         return player
 
     try:
