@@ -162,6 +162,7 @@ def _matches_worker(start: int, count: int, replay: bool, url: str | None = None
     import gc
 
     from referee import Game, Rules
+    from replays.deals import DealSource
     from replays.log import Status, TimeControl
     from workers.match import play_match
 
@@ -178,7 +179,13 @@ def _matches_worker(start: int, count: int, replay: bool, url: str | None = None
         _Recording(s, [])
         for s in (_http_seats(url, "w", rules, tc) if url else _house_seats(10**6))
     ]
-    play_match(Game(rules, seed=10**6), warm, match_id="warm", seed="w", time_control=tc)
+    play_match(
+        Game(rules, seed="w"),
+        warm,
+        match_id="warm",
+        deals=DealSource.practice("w"),
+        time_control=tc,
+    )
     for seat in warm:
         seat.close()
     gc.collect()
@@ -193,7 +200,7 @@ def _matches_worker(start: int, count: int, replay: bool, url: str | None = None
             Game(rules, seed=start + i),
             seats,
             match_id=match_id,
-            seed=str(start + i),
+            deals=DealSource.practice(str(start + i)),
             time_control=tc,
         )
         for seat in seats:

@@ -29,6 +29,7 @@ if not __package__:
 
 from bot_sdk.protocol import answer_of, body_sha256, decision_request, encode
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
+from replays.deals import DealSource
 from replays.integrity import canonical, generate_key, pack, seal, unpack
 from replays.log import MatchLog, SeatInfo, Status, TimeControl
 from replays.schema import validate
@@ -92,7 +93,7 @@ def play(matches: int, seed: int) -> list[MatchLog]:
                 Game(random_rules(rng), seed=f"bench-{seed}-{n}"),
                 [ArenaSeat(s, f"{seed}-{n}-{s}") for s in range(4)],
                 match_id=match_id,
-                seed=f"bench-{seed}-{n}",
+                deals=DealSource.practice(f"bench-{seed}-{n}"),
                 time_control=TimeControl(1000, 30_000, 5),
                 tournament_id="bench",
                 table_id=f"table-{n}",

@@ -177,7 +177,11 @@ def new_tournament(arena: Arena, group: int, hands: int | None) -> tuple[str, An
     planned = plan(participants, seed=tid, duplicate=True, matches_per_table=1)
     for p in planned:
         store.create_match(
-            p.match_id(tid), seats=p.seats, tournament_id=tid, table_id=p.table_id, seed=p.seed
+            p.match_id(tid),
+            seats=p.seats,
+            tournament_id=tid,
+            table_id=p.table_id,
+            deal_label=p.deal_label,
         )
     store.set_tournament_total(tid, len(planned))
     store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
@@ -189,6 +193,7 @@ def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
     """Play one planned match (random players logged as HTTP bots), seal it, record it."""
     from benchmarks.replays import ArenaSeat
     from referee import Game
+    from replays.deals import DealSource, deal_seed
     from replays.integrity import key_id_of, seal
     from replays.log import SeatInfo
     from workers.match import play_match
@@ -205,11 +210,12 @@ def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
         bot = by_id[participant]
         seat.info = SeatInfo(s, bot.id, bot.name, bot.version, kind="http")
         seats.append(seat)
+    secret = arena.store.deal_secret(tid)
     log = play_match(
-        Game(rules, seed=planned.seed),
+        Game(rules, seed=deal_seed(secret, planned.deal_label)),
         seats,
         match_id=match_id,
-        seed=planned.seed,
+        deals=DealSource.committed(secret, planned.deal_label),
         time_control=spec.time_control,
         tournament_id=tid,
         table_id=planned.table_id,
@@ -224,10 +230,14 @@ def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
     return match_id
 
 
+LAST_ROTATION = 3
+"""The duplicate format's fourth seat rotation: when it is recorded, its deal is public."""
+
+
 def fill(arena: Arena, target: int, group: int, pending: list[Any]) -> list[Any]:
     """Play tournaments until ``target`` matches are recorded; returns the unplayed rest of the
     last tournament (played first by the next call)."""
-    while len(arena.recorded) < target:
+    while len(arena.recorded) < target or "match" not in arena.featured:
         if not pending:
             first = not arena.featured
             tid, spec, planned = new_tournament(arena, group, None if first else arena.hands)
@@ -238,8 +248,9 @@ def fill(arena: Arena, target: int, group: int, pending: list[Any]) -> list[Any]
         before = arena.hands_played
         match_id = play_and_record(arena, tid, spec, planned)
         hands = arena.hands_played - before
+        # a deal's replays open once its last rotation is recorded (the embargo): feature one
         featured = arena.featuring and tid == arena.featured["tournament"]
-        if featured and hands > arena.featured_hands:
+        if featured and planned.rotation == LAST_ROTATION and hands > arena.featured_hands:
             arena.featured["match"], arena.featured_hands = match_id, hands
     return pending
 
@@ -274,8 +285,9 @@ def web_command() -> str:
 
 
 @contextmanager
-def web_service(redis_url: str, keys: Keys) -> Iterator[str]:
-    """Gunicorn as the Procfile runs it, on a free loopback port; yields its base URL."""
+def web_service(redis_url: str, keys: Keys, *, command: str | None = None) -> Iterator[str]:
+    """Gunicorn as the Procfile runs it (or as ``command`` does), on a free loopback port;
+    yields its base URL."""
     from workers.redis_server import free_port
 
     port = free_port()
@@ -287,7 +299,11 @@ def web_service(redis_url: str, keys: Keys) -> Iterator[str]:
     }
     log = (keys.key_path.parent / f"gunicorn-{port}.log").open("w")
     process = subprocess.Popen(
-        ["sh", "-c", f"exec {web_command()}"], cwd=ROOT, env=env, stdout=log, stderr=log
+        ["sh", "-c", f"exec {command or web_command()}"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=log,
     )
     base = f"http://127.0.0.1:{port}"
     try:

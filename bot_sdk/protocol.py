@@ -158,11 +158,13 @@ def hello_request(
     match_id: str | None = None,
     seat: int | None = None,
     rules: Rules | None = None,
+    deal_commitment: str | None = None,
     time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
     time_bank_ms: int = DEFAULT_TIME_BANK_MS,
 ) -> Message:
-    """The handshake. Before a match it names the match, the seat and the rules; when the arena
-    only checks an endpoint (at registration) those are ``None``."""
+    """The handshake. Before a match it names the match, the seat, the rules and the
+    commitment to the deals' secret; when the arena only checks an endpoint (at registration)
+    those are ``None``."""
     return {
         "protocol": PROTOCOL,
         "type": MessageType.HELLO.value,
@@ -170,6 +172,7 @@ def hello_request(
         "match_id": match_id,
         "seat": seat,
         "rules": None if rules is None else rules.to_json(),
+        "deal_commitment": deal_commitment,
         "time_limit_ms": time_limit_ms,
         "time_bank_ms": time_bank_ms,
     }

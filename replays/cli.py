@@ -6,7 +6,9 @@
     python -m replays reask match.json --hand 2 --decision 17 --url http://127.0.0.1:8000/
 
 FILE is a log's JSON or its stored form (zlib-compressed canonical JSON); ``-`` reads standard
-input. ``verify`` and ``reask`` exit with 1 when the log or the bot fails the check.
+input. ``verify`` and ``reask`` exit with 1 when the log or the bot fails the check; ``verify``
+exits with 3 when every check it could make held but the log's authenticity was not checked (no
+key: anyone can write a log and its SHA-256), unless told ``--digest-only``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import zlib
 from typing import IO, Any, NoReturn
 
 import click
+import requests
 
+from replays.deals import DealScheme, SecretError, parse_secret
 from replays.export import seat_view
 from replays.integrity import IntegrityError, check, digest, key_id_of, public_key_from_pem, unpack
 from replays.log import MatchLog
@@ -24,6 +28,7 @@ from replays.reask import ReaskError, reask
 from replays.render import count, render_match
 from replays.schema import InvalidLogError, validate
 from replays.upgrade import LogReadError, read_log, upgrade
+from replays.verify import check_deals
 from replays.verify import verify as verify_log
 
 _LOG_FILE = click.argument("file", type=click.File("rb"))
@@ -63,6 +68,11 @@ def _fail(step: str, text: str) -> NoReturn:
     raise click.exceptions.Exit(1)
 
 
+NOT_AUTHENTICATED = 3
+"""``verify``'s exit status when the checks held but nothing showed who wrote the log."""
+KEY_PATH = "/api/replays/public-key"
+
+
 @main.command()
 @_LOG_FILE
 @click.option(
@@ -70,10 +80,38 @@ def _fail(step: str, text: str) -> NoReturn:
     type=click.File("rb"),
     help="The arena's public key (PEM): check the log's signature with it.",
 )
-def verify(file: IO[bytes], public_key: IO[bytes] | None) -> None:
-    """Check a log: its seal, its schema, and every decision, trick and score by the referee."""
+@click.option(
+    "--url",
+    help=f"The arena's address (https://arena.example): fetch its public key from {KEY_PATH}.",
+)
+@click.option(
+    "--digest-only",
+    is_flag=True,
+    help="Without a key, accept the SHA-256 alone (it shows the log is intact, not who wrote it).",
+)
+@click.option(
+    "--secret",
+    help="The tournament's deal secret (64 hex characters), revealed when it ends: check every "
+    "deal against the commitment with it.",
+)
+def verify(
+    file: IO[bytes],
+    public_key: IO[bytes] | None,
+    url: str | None,
+    digest_only: bool,
+    secret: str | None,
+) -> None:
+    """Check a log: its seal, its schema, its deals against their commitment, and every
+    decision, trick and score by the referee."""
+    try:
+        revealed = None if secret is None else parse_secret(secret)
+    except SecretError as error:
+        raise click.BadParameter(str(error), param_hint="--secret") from None
+    if public_key is not None and url is not None:
+        raise click.UsageError("give the arena's key with --public-key or --url, not both")
+    pem = public_key.read() if public_key is not None else None if url is None else _fetch_key(url)
     data = load_data(file.read())
-    _integrity(data, public_key)
+    authentic = _integrity(data, pem)
     try:
         current = upgrade(data)
         validate(current)
@@ -82,7 +120,8 @@ def verify(file: IO[bytes], public_key: IO[bytes] | None) -> None:
         _fail("format", str(error))
     upgraded = "" if current["format"] == data.get("format") else f", from {data.get('format')}"
     _ok("format", f"{current['format']}{upgraded}; the schema is satisfied")
-    result = verify_log(log)
+    _deals(log, revealed)
+    result = verify_log(log, secret=revealed)
     if result.discrepancy is not None:
         _fail("referee", str(result.discrepancy))
     _ok(
@@ -90,30 +129,70 @@ def verify(file: IO[bytes], public_key: IO[bytes] | None) -> None:
         f"{count(result.hands, 'hand')}, {count(result.decisions, 'decision')}, "
         f"{count(result.requests_checked, 'request')} rebuilt to their recorded SHA-256",
     )
+    if not authentic and not digest_only:
+        click.echo(
+            "verdict    NOT AUTHENTICATED: nothing shows the arena wrote this log; check its "
+            "signature with --public-key PEM or --url ARENA (--digest-only accepts that)"
+        )
+        raise click.exceptions.Exit(NOT_AUTHENTICATED)
 
 
-def _integrity(data: dict[str, Any], public_key: IO[bytes] | None) -> None:
+def _fetch_key(url: str) -> bytes:
+    """The arena's public key, from its API."""
+    address = url.rstrip("/") + KEY_PATH
+    try:
+        response = requests.get(address, timeout=10)
+        response.raise_for_status()
+    except requests.RequestException as error:
+        raise click.ClickException(
+            f"could not fetch the arena's key from {address}: {error}"
+        ) from None
+    return response.content
+
+
+def _deals(log: MatchLog, secret: bytes | None) -> None:
+    deals = log.deals
+    found = check_deals(log, secret)
+    if found.discrepancy is not None:
+        _fail("deals", str(found.discrepancy))
+    if deals.scheme is DealScheme.UNCHECKED:
+        click.echo("deals      not checked: a format 1 log, whose seed is for information only")
+    elif deals.scheme is DealScheme.PRACTICE:
+        _ok("deals", f"every deal follows from the seed {deals.seed!r}, which the client chose")
+    elif not found.checked:
+        click.echo(
+            f"deals      not checked: committed to {deals.commitment}; the tournament reveals "
+            "its secret when it ends (pass it with --secret)"
+        )
+    else:
+        _ok("deals", f"every deal follows from the committed secret, label {deals.label!r}")
+
+
+def _integrity(data: dict[str, Any], pem: bytes | None) -> bool:
+    """Check the seal: with the arena's key (``pem``), its signature; without, the SHA-256
+    only. True when the signature was checked."""
     block = data.get("integrity")
     if not isinstance(block, dict):
-        if public_key is not None:
+        if pem is not None:
             _fail("integrity", "the log is not sealed")
         click.echo("integrity  not sealed")
-        return
-    if public_key is None:
+        return False
+    if pem is None:
         found = digest(data)
         if found != block.get("sha256"):
             _fail("integrity", "the log was changed after it was sealed (SHA-256 mismatch)")
-        _ok("integrity", f"SHA-256 {found}; signature not checked (no --public-key)")
-        return
+        click.echo(f"integrity  SHA-256 {found} matches; signature not checked (no key)")
+        return False
     try:
-        key = public_key_from_pem(public_key.read())
+        key = public_key_from_pem(pem)
     except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--public-key") from None
+        raise click.BadParameter(str(error), param_hint="--public-key/--url") from None
     try:
         check(data, {key_id_of(key): key})
     except IntegrityError as error:
         _fail("integrity", str(error))
     _ok("integrity", f"SHA-256 {block['sha256']}, signed by key {block['key_id']}")
+    return True
 
 
 @main.command()

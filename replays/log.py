@@ -1,8 +1,8 @@
 """The match log: everything needed to replay and audit a match without the service.
 
-A log is a plain JSON object (``format: "gongzhu-replay/1"``); these dataclasses are its typed
+A log is a plain JSON object (``format: "gongzhu-replay/2"``); these dataclasses are its typed
 form. ``MatchLog.from_json(log.to_json()) == log`` for every log. The format is documented in
-docs/REPLAYS.md and described by ``replays/schemas/replay-1.json``.
+docs/REPLAYS.md and described by ``replays/schemas/replay-2.json``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from referee import (
     Rules,
     Trick,
 )
+from replays.deals import DealSource
 
-FORMAT = "gongzhu-replay/1"
+FORMAT = "gongzhu-replay/2"
 
 
 class Status(enum.StrEnum):
@@ -210,7 +211,8 @@ class MatchLog:
 
     match_id: str
     rules: Rules
-    seed: str
+    deals: DealSource
+    """Where the deals came from: a committed secret, a practice seed (:mod:`replays.deals`)."""
     seats: tuple[SeatInfo, ...]
     hands: tuple[HandRecord, ...]
     outcome: Outcome
@@ -234,7 +236,7 @@ class MatchLog:
             "table_id": self.table_id,
             "rated": self.rated,
             "rules": self.rules.to_json(),
-            "seed": self.seed,
+            "deals": self.deals.to_json(),
             "time_control": self.time_control.to_json(),
             "seats": [s.to_json() for s in self.seats],
             "started_at": self.started_at,
@@ -259,7 +261,7 @@ class MatchLog:
             table_id=data.get("table_id"),
             rated=bool(data.get("rated", True)),
             rules=Rules.from_json(data["rules"]),
-            seed=str(data["seed"]),
+            deals=DealSource.from_json(data["deals"]),
             time_control=TimeControl.from_json(data["time_control"]),
             seats=tuple(SeatInfo.from_json(s) for s in data["seats"]),
             started_at=data.get("started_at"),

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee import CardSet, Game
+from replays.deals import DealSource
 from replays.log import DecisionRecord, HandRecord, MatchLog, SeatInfo, TimeControl, final_places
 
 
@@ -21,7 +22,7 @@ class MatchRecorder:
         game: Game,
         *,
         match_id: str,
-        seed: str,
+        deals: DealSource,
         seats: Sequence[SeatInfo],
         time_control: TimeControl,
         tournament_id: str | None = None,
@@ -35,7 +36,7 @@ class MatchRecorder:
         self.game = game
         self._header: dict[str, Any] = {
             "match_id": match_id,
-            "seed": seed,
+            "deals": deals,
             "seats": tuple(seats),
             "time_control": time_control,
             "tournament_id": tournament_id,
@@ -90,7 +91,7 @@ class MatchRecorder:
             table_id=h["table_id"],
             rated=h["rated"],
             rules=self.game.rules,
-            seed=h["seed"],
+            deals=h["deals"],
             time_control=h["time_control"],
             seats=h["seats"],
             started_at=h["started_at"],

@@ -5,8 +5,9 @@ of the day. Reading it upgrades a copy in memory, one registered step at a time,
 the current format (:data:`replays.log.FORMAT`), then reads that. So check a log's integrity on
 the stored data, before reading it.
 
-When ``gongzhu-replay/2`` replaces version 1, ``replays/log.py`` writes version 2, and one
-entry here keeps every stored version 1 log readable::
+Version 2 replaced version 1's ``seed`` (a string, informative) with ``deals`` (where the deals
+came from: a committed secret, :mod:`replays.deals`); one entry here keeps every stored version 1
+log readable, its seed kept as an ``unchecked`` source::
 
     UPGRADES["gongzhu-replay/1"] = ("gongzhu-replay/2", upgrade_1_to_2)
 
@@ -20,11 +21,23 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from replays.deals import DealScheme, DealSource
 from replays.log import FORMAT, MatchLog
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
 
-UPGRADES: dict[str, tuple[str, Upgrade]] = {}
+
+def upgrade_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1's informative ``seed`` becomes an unchecked deal source, in its place."""
+    seed = data.pop("seed", None)
+    deals = None if seed is None else DealSource(DealScheme.UNCHECKED, seed=str(seed))
+    data["deals"] = None if deals is None else deals.to_json()
+    return data
+
+
+UPGRADES: dict[str, tuple[str, Upgrade]] = {
+    "gongzhu-replay/1": ("gongzhu-replay/2", upgrade_1_to_2),
+}
 """Each older format, mapped to the next format and the function that converts to it."""
 
 

@@ -6,6 +6,11 @@ decision ids, time banks and recorded answers agree with the statuses, that ever
 result, fault count, forfeit and the final ranking are what the referee gives. The first
 discrepancy is reported precisely: the hand, the decision's index in that hand, and what the
 log says against what the referee says.
+
+The deals are checked against their source (:mod:`replays.deals`) when it can be known: a
+practice seed always, a committed secret once it is revealed (in the log, or given as
+``secret``). A secret that is not the committed one, or a deal that does not follow from it,
+is a discrepancy.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from bot_sdk.protocol import (
     parse_answer,
 )
 from referee import DealError, Game, IllegalMoveError, Observation
+from replays.deals import DealScheme, SecretError, first_wrong_deal
 from replays.log import DecisionRecord, HandRecord, MatchLog, Status, final_places, status_of
 
 FAULTS = frozenset({Status.TIMEOUT, Status.ERROR, Status.INVALID, Status.ILLEGAL})
@@ -52,6 +58,9 @@ class Verification:
     decisions: int
     requests_checked: int
     discrepancy: Discrepancy | None = None
+    deals_checked: bool = False
+    """Whether every deal was checked against its source (False while a committed secret is not
+    revealed, and for format 1 logs)."""
 
 
 def request_body(log: MatchLog, record: DecisionRecord, obs: Observation) -> bytes:
@@ -70,7 +79,7 @@ def request_body(log: MatchLog, record: DecisionRecord, obs: Observation) -> byt
 def replay(log: MatchLog) -> Iterator[tuple[HandRecord, int, DecisionRecord, Observation]]:
     """Walk the log through the referee: yields each decision with the seat's observation
     just before it was applied. Raises IllegalMoveError/DealError where the log breaks the rules."""
-    game = Game(log.rules, deals=[h.deal for h in log.hands], seed=log.seed)
+    game = Game(log.rules, deals=[h.deal for h in log.hands])
     for hand in log.hands:
         for index, record in enumerate(hand.decisions):
             obs = game.observation(record.seat)
@@ -78,8 +87,14 @@ def replay(log: MatchLog) -> Iterator[tuple[HandRecord, int, DecisionRecord, Obs
             game.push(record.applied)
 
 
-def verify(log: MatchLog, *, check_requests: bool = True) -> Verification:
-    """Re-run the referee over ``log``; ``ok`` only if everything in it is what the rules give."""
+def verify(
+    log: MatchLog, *, check_requests: bool = True, secret: bytes | None = None
+) -> Verification:
+    """Re-run the referee over ``log``; ``ok`` only if everything in it is what the rules give.
+    ``secret`` is the tournament's revealed deal secret, for a log that does not carry it."""
+    deals = check_deals(log, secret)
+    if deals.discrepancy is not None:
+        return Verification(False, len(log.hands), 0, 0, deals.discrepancy)
     verifier = _Verifier(log, check_requests)
     try:
         verifier.run()
@@ -87,7 +102,37 @@ def verify(log: MatchLog, *, check_requests: bool = True) -> Verification:
         return Verification(
             False, len(log.hands), verifier.decisions, verifier.requests, found.discrepancy
         )
-    return Verification(True, len(log.hands), verifier.decisions, verifier.requests)
+    return Verification(
+        True, len(log.hands), verifier.decisions, verifier.requests, None, deals.checked
+    )
+
+
+@dataclass(frozen=True)
+class DealCheck:
+    checked: bool
+    """Every deal was compared with its source (it could be known)."""
+    discrepancy: Discrepancy | None = None
+
+
+def check_deals(log: MatchLog, secret: bytes | None = None) -> DealCheck:
+    """Every deal against the log's deal source, when it can be known: a practice seed, or a
+    committed secret revealed in the log or given as ``secret`` (which must be the committed
+    one)."""
+    try:
+        seed = log.deals.seed_with(secret)
+    except SecretError as error:
+        return DealCheck(False, Discrepancy(None, None, f"deals: {error}"))
+    if seed is None:
+        return DealCheck(False)
+    wrong = first_wrong_deal(seed, [h.deal for h in log.hands])
+    if wrong is None:
+        return DealCheck(True)
+    source = (
+        f"the committed secret gives for {log.deals.label!r}"
+        if log.deals.scheme is DealScheme.COMMITTED
+        else f"the seed {log.deals.seed!r} gives"
+    )
+    return DealCheck(False, Discrepancy(wrong, None, f"deals: not the deal {source}"))
 
 
 class _DiscrepancyError(Exception):
@@ -105,12 +150,12 @@ class _Verifier:
         self.faults = [0, 0, 0, 0]
         self.forfeited: set[int] = set()
         self.banks = [log.time_control.bank_ms] * 4
-        self.game = Game(log.rules, seed=log.seed)  # replaced in run() by the logged deals
+        self.game = Game(log.rules)  # replaced in run() by the logged deals
 
     def run(self) -> None:
         log = self.log
         try:
-            self.game = Game(log.rules, deals=[h.deal for h in log.hands], seed=log.seed)
+            self.game = Game(log.rules, deals=[h.deal for h in log.hands])
         except DealError as error:
             raise _DiscrepancyError(None, None, f"the deals are not valid: {error}") from None
         for number, hand in enumerate(log.hands, start=1):

@@ -14,6 +14,8 @@ from service.auth import SECURITY_SCHEMES
 from service.context import Arena, install
 from service.docs import ASSETS_URL
 from service.docs import blp as docs_assets
+from service.guard import check_request
+from service.headers import add_security_headers
 from service.limits import limiter
 from service.pages import blp as pages
 from workers.config import Config, ConfigError
@@ -71,6 +73,8 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
     app.register_blueprint(docs_assets)
     app.register_blueprint(pages)
     errors.register(app)
+    app.before_request(check_request)
+    app.after_request(add_security_headers)
     return app
 
 

@@ -39,18 +39,28 @@ def bearer_token() -> str:
     return token.strip()
 
 
+def is_operator() -> bool:
+    """Whether the request carries the operator's token (no token: not the operator)."""
+    expected = arena().config.operator_token
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if not expected or scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(token.strip().encode(), expected.encode())
+
+
 def operator_only(blp: Blueprint) -> Callable[[F], F]:
     """Only the operator may call the view."""
 
     def decorate(view: F) -> F:
         @functools.wraps(view)
         def checked(*args: Any, **kwargs: Any) -> Any:
-            expected = arena().config.operator_token
-            if not expected:
+            if not arena().config.operator_token:
                 raise ApiError(
                     403, "operator endpoints are off: the arena has no GONGZHU_OPERATOR_TOKEN"
                 )
-            if not hmac.compare_digest(bearer_token().encode(), expected.encode()):
+            bearer_token()  # no token: 401
+            if not is_operator():
                 raise ApiError(403, "this token is not the operator's: use the operator token")
             return view(*args, **kwargs)
 

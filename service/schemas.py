@@ -183,6 +183,16 @@ class TournamentSchema(Schema):
     created_at = fields.String()
     updated_at = fields.String()
     schedule_id = fields.String(allow_none=True)
+    deal_commitment = fields.String(
+        metadata={"description": "SHA-256 (hex) of the secret every deal comes from"}
+    )
+    deal_secret = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "the secret (hex), revealed when the tournament is done or "
+            "cancelled; null before (docs/REPLAYS.md, fair deals)"
+        },
+    )
 
 
 class ScheduleCreate(Schema):
@@ -230,6 +240,10 @@ class MatchSchema(Schema):
     failure = fields.String(
         allow_none=True, metadata={"description": "why a failed match failed (else null)"}
     )
+    deal_label = fields.String(
+        allow_none=True,
+        metadata={"description": "its deal sequence in the tournament; rotations share it"},
+    )
 
 
 class VerificationSchema(Schema):
@@ -240,6 +254,12 @@ class VerificationSchema(Schema):
     hands = fields.Integer()
     decisions = fields.Integer()
     requests_checked = fields.Integer()
+    deals_checked = fields.Boolean(
+        metadata={
+            "description": "every deal was checked against its source: the tournament's secret "
+            "(once revealed) or a practice seed"
+        }
+    )
     discrepancy = fields.String(allow_none=True)
 
 
@@ -299,7 +319,10 @@ class PlayCreate(Schema):
     rules = RulesField(load_default=Rules, metadata={"description": "rules profile"})
     seed = fields.String(
         validate=validate.Length(min=1, max=64),
-        metadata={"description": "the deals' seed (default: a random one)"},
+        metadata={
+            "description": "a seed of your choice, for practice: the deals are then known in "
+            "advance and the replay says so (default: the arena draws a secret and commits to it)"
+        },
     )
     seat = fields.Integer(
         validate=validate.Range(min=0, max=3),
@@ -375,6 +398,12 @@ class PlayStateSchema(Schema):
     seat = fields.Integer()
     opponents = fields.List(fields.String(), metadata={"description": "right, across, left"})
     rules = fields.Dict()
+    deals = fields.Dict(
+        metadata={
+            "description": "where the deals come from: scheme committed (the commitment to the "
+            "arena's secret; the secret once the game is over) or practice (the seed you chose)"
+        }
+    )
     phase = fields.String()
     hand_number = fields.Integer()
     trick_number = fields.Integer(metadata={"description": "1 to 13 in play, 0 before"})

@@ -144,6 +144,7 @@ class HttpSeat:
         time_limit_ms: int,
         time_bank_ms: int,
         timeout_s: float,
+        deal_commitment: str | None = None,
     ) -> BotInfo:
         """The handshake before the match, within ``timeout_s`` in all: the bot's name and
         version, or :class:`HelloError`."""
@@ -151,6 +152,7 @@ class HttpSeat:
             match_id=match_id,
             seat=self.info.seat,
             rules=rules,
+            deal_commitment=deal_commitment,
             time_limit_ms=time_limit_ms,
             time_bank_ms=time_bank_ms,
         )

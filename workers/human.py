@@ -89,7 +89,7 @@ class HumanTable:
         self.recorder = MatchRecorder(
             self.game,
             match_id=stored.match_id,
-            seed=stored.seed,
+            deals=stored.deals,
             seats=seats,
             time_control=HUMAN_TIME_CONTROL,
             rated=False,

@@ -15,6 +15,7 @@ from rq import Queue
 
 from bot_sdk.house import house_bot
 from referee import Game, Rules
+from replays.deals import DealSource, deal_seed
 from replays.integrity import key_id_of, seal
 from replays.log import SeatInfo, TimeControl
 from workers.bot_client import HelloError, HttpSeat
@@ -32,8 +33,6 @@ from workers.records import (
 from workers.schedule import plan
 from workers.store import Store, WrongState, timestamp
 
-_FINISHED = {TournamentStatus.CANCELLED, TournamentStatus.DONE}
-
 
 def _store(config: Config) -> Store:
     return Store.from_url(config.redis_url, config.secret_key)
@@ -44,7 +43,7 @@ def run_tournament(tournament_id: str) -> None:
     config = Config.from_environment()
     store = _store(config)
     tournament = store.get_tournament(tournament_id)
-    if tournament is None or tournament.status in _FINISHED:
+    if tournament is None or tournament.status.is_over:
         return
     spec = tournament.spec
     matches = plan(
@@ -59,7 +58,7 @@ def run_tournament(tournament_id: str) -> None:
             seats=planned.seats,
             tournament_id=tournament_id,
             table_id=planned.table_id,
-            seed=planned.seed,
+            deal_label=planned.deal_label,
         )
     store.set_tournament_total(tournament_id, len(matches))
     live = [TournamentStatus.CREATED, TournamentStatus.QUEUED, TournamentStatus.RUNNING]
@@ -73,11 +72,19 @@ def run_tournament(tournament_id: str) -> None:
 
 
 def run_match(match_id: str) -> None:
-    """Play a planned match from its deal seed, seal its log and record it (once)."""
+    """Play a planned match from its deals, seal its log and record it (once).
+
+    The deals come from the tournament's secret and the match's deal label
+    (:mod:`replays.deals`); the log names the label and the commitment, never the seed."""
     config = Config.from_environment()
     store = _store(config)
     match = store.get_match(match_id)
-    if match is None or match.status is MatchStatus.DONE or match.tournament_id is None:
+    if (
+        match is None
+        or match.status is MatchStatus.DONE
+        or match.tournament_id is None
+        or match.deal_label is None
+    ):
         return
     tournament = store.get_tournament(match.tournament_id)
     if tournament is None or tournament.status is TournamentStatus.CANCELLED:
@@ -86,16 +93,18 @@ def run_match(match_id: str) -> None:
     rules = spec.rules
     if spec.format.hands is not None:
         rules = dataclasses.replace(rules, fixed_hands=spec.format.hands)
-    seed = store.match_seed(match_id) or match_id
+    secret = store.deal_secret(match.tournament_id)
+    seed = deal_seed(secret, match.deal_label)
+    deals = DealSource.committed(secret, match.deal_label)
     store.mark_match_running(match_id)
     players = [seat_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
     try:
-        hello_failures = _greet(players, match_id, rules, spec.time_control, config)
+        hello_failures = _greet(players, match_id, rules, spec.time_control, config, deals=deals)
         log = play_match(
             Game(rules, seed=seed),
             players,
             match_id=match_id,
-            seed=seed,
+            deals=deals,
             time_control=spec.time_control,
             tournament_id=match.tournament_id,
             table_id=match.table_id,
@@ -113,7 +122,13 @@ def run_match(match_id: str) -> None:
 
 
 def _greet(
-    players: list[SeatPlayer], match_id: str, rules: Rules, tc: TimeControl, config: Config
+    players: list[SeatPlayer],
+    match_id: str,
+    rules: Rules,
+    tc: TimeControl,
+    config: Config,
+    *,
+    deals: DealSource,
 ) -> dict[str, str]:
     """Send the protocol's ``hello`` to every HTTP seat before the match and log the version
     each bot answers in its seat's info. A failed hello does not stop the match (the seat's
@@ -127,6 +142,7 @@ def _greet(
             answer = player.hello(
                 match_id=match_id,
                 rules=rules,
+                deal_commitment=deals.commitment,
                 time_limit_ms=tc.decision_ms,
                 time_bank_ms=tc.bank_ms,
                 timeout_s=config.handshake_timeout_s,

@@ -24,6 +24,7 @@ from bot_sdk.protocol import (
     parse_answer,
 )
 from referee import AnyMove, Game, HandResult, Observation, Outcome, Phase
+from replays.deals import DealSource
 from replays.log import DecisionRecord, MatchLog, SeatInfo, Status, TimeControl, status_of
 from replays.recorder import MatchRecorder
 
@@ -108,7 +109,7 @@ def play_match(
     players: Sequence[SeatPlayer],
     *,
     match_id: str,
-    seed: str,
+    deals: DealSource,
     time_control: TimeControl,
     tournament_id: str | None = None,
     table_id: str | None = None,
@@ -123,7 +124,7 @@ def play_match(
     recorder = MatchRecorder(
         game,
         match_id=match_id,
-        seed=seed,
+        deals=deals,
         seats=[p.info for p in players],
         time_control=time_control,
         tournament_id=tournament_id,

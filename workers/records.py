@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from referee import Rules
+from replays.deals import DealSource
 from replays.log import DecisionRecord, TimeControl
 
 HOUSE_BOTS = ("house:easy", "house:normal", "house:hard")
@@ -46,8 +47,14 @@ class TournamentStatus(enum.StrEnum):
     DONE = "done"
     DONE_WITH_FAILURES = "done_with_failures"
     """Every match ended, some of them failed (``failures`` says which and why); the operator
-    can queue those again."""
+    can queue those again, or cancel the tournament. Not over: its deal secret stays secret
+    while its failed matches may still be played."""
     CANCELLED = "cancelled"
+
+    @property
+    def is_over(self) -> bool:
+        """No more of its matches will be played: its deal secret is revealed."""
+        return self in (TournamentStatus.DONE, TournamentStatus.CANCELLED)
 
 
 class MatchStatus(enum.StrEnum):
@@ -117,6 +124,9 @@ class Tournament:
     schedule_id: str | None = None
     failures: tuple[MatchFailure, ...] = ()
     """Its failed matches, by match id."""
+    deal_commitment: str = ""
+    """The SHA-256 of the tournament's deal secret, public from its creation
+    (:mod:`replays.deals`)."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +163,28 @@ class Match:
     result: MatchResult | None = None
     failure: str | None = None
     """Why a failed match failed."""
+    deal_label: str | None = None
+    """The label of its deal sequence in its tournament (rotations of one deal share it)."""
+
+
+@dataclass(frozen=True)
+class Embargo:
+    """A finished match whose deal is still being played by other matches of its tournament:
+    nothing about its hands is public until they have finished or the tournament is over."""
+
+    tournament_id: str
+    deal_label: str
+    unfinished: int
+    """The matches of the deal not yet finished."""
+
+    @property
+    def message(self) -> str:
+        matches = "match" if self.unfinished == 1 else "matches"
+        return (
+            f"this deal is still being played in tournament {self.tournament_id} ({self.unfinished}"
+            f" {matches} of deal {self.deal_label} unfinished): its replays, hands and decisions "
+            "open when every match of the deal has finished, or when the tournament ends"
+        )
 
 
 @dataclass(frozen=True)
@@ -233,7 +265,9 @@ class HumanGame:
     match_id: str
     """The id the finished match is recorded under (a replay like any other)."""
     rules: Rules
-    seed: str
+    deals: DealSource
+    """A secret the arena drew (committed, revealed in the finished game's log), or a seed the
+    person chose (practice)."""
     seat: int
     """The person's seat; the computers sit at ``seat + 1``, ``seat + 2``, ``seat + 3``."""
     opponents: tuple[str, str, str]
@@ -246,6 +280,11 @@ class HumanGame:
     level_changes: tuple[tuple[int, str], ...] = ()
     """``(from_hand, level)``: the house bots' difficulty from that hand on (latest wins)."""
     recorded: bool = False
+
+    @property
+    def seed(self) -> str:
+        """The seed the game is dealt from."""
+        return self.deals.seed_with() or self.deals.seed or ""
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,11 @@ count) while the pairs do not get less even, until they are balanced or a budget
 second for 50 bots.
 
 **Duplicate format.** Each table's deal sequence is played once per seat rotation (4 matches
-with the same seed, the participants shifted one seat each time), so every participant holds
-every seat's cards and results can be compared deal by deal.
+with the same deal label, so the same deals, the participants shifted one seat each time), so
+every participant holds every seat's cards and results can be compared deal by deal.
+
+**Deals.** The schedule is public and names no deal: a match's deals come from its deal label
+(``t1:d1``) and the tournament's secret (:mod:`replays.deals`), never from its ids.
 
 >>> tables = round_robin(["a", "b", "c", "d", "e"], seed="t1")
 >>> len(tables), sorted(sum(p in t for t in tables) for p in "abcde")
@@ -50,14 +53,17 @@ Table = tuple[str, str, str, str]
 
 @dataclass(frozen=True)
 class PlannedMatch:
-    """One match of a tournament: its id's parts, its participants in seat order and its
-    deal seed (shared by the rotations of one deal sequence)."""
+    """One match of a tournament: its id's parts, its participants in seat order and the label
+    of its deal sequence (shared by the rotations of one deal sequence)."""
 
     table: int
     deal: int
     rotation: int
     seats: Table
-    seed: str
+
+    @property
+    def deal_label(self) -> str:
+        return f"t{self.table + 1}:d{self.deal + 1}"
 
     @property
     def table_id(self) -> str:
@@ -190,6 +196,5 @@ def plan(
         for deal in range(matches_per_table):
             for rotation in range(rotations):
                 seats = table[rotation:] + table[:rotation]
-                deal_seed = f"{seed}:t{t + 1}:d{deal + 1}"
-                matches.append(PlannedMatch(t, deal, rotation, seats, deal_seed))
+                matches.append(PlannedMatch(t, deal, rotation, seats))
     return matches

@@ -7,13 +7,18 @@ Keys (all under ``gz:``)::
     gz:bots                         zset of bot ids by registration order
     gz:bot-names                    hash: casefolded name -> bot id (names are unique)
     gz:token:{sha256}               string: management-token hash -> bot id
-    gz:tournament:{id}              hash: spec (JSON), status, done, total, times
+    gz:tournament:{id}              hash: spec (JSON), status, done, total, times, the deal
+                                    commitment and the encrypted deal secret
     gz:tournaments                  zset of tournament ids by creation order
     gz:tournament:{id}:matches      zset of match ids
     gz:tournament:{id}:standings    hash: participant id -> standing (JSON)
+    gz:tournament:{id}:deals        hash: deal label -> its matches not yet recorded
     gz:tournament:{id}:failed       set of its failed match ids (each match's hash says why)
-    gz:match:{id}                   hash: seats (JSON), status, result (JSON), times, failure
+    gz:match:{id}                   hash: seats (JSON), status, deal label, result (JSON), times,
+                                    failure
     gz:matches                      zset of match ids
+    gz:match:{id}:verifications     hash: what the log's verification depends on (SHA-256) ->
+                                    the verification's report (JSON)
     gz:bot:{id}:matches             zset of a participant's match ids
     gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
     gz:rating:{id}                  string: a participant's ladder rating (JSON)
@@ -27,10 +32,11 @@ Keys (all under ``gz:``)::
     gz:play:{id}:moves              list of its decisions (replay-log JSON), oldest first;
                                     both expire HUMAN_GAME_TTL_S after the game's last write
 
-Signing secrets are encrypted with Fernet (the arena's ``GONGZHU_SECRET_KEY``); management
-tokens are kept only as SHA-256 hashes. :meth:`Store.record_result` counts a match exactly once,
-however often it is called: the whole update is one optimistic transaction (WATCH/MULTI) that
-first checks whether the match already has a result.
+Signing secrets and tournaments' deal secrets are encrypted with Fernet (the arena's
+``GONGZHU_SECRET_KEY``); management tokens are kept only as SHA-256 hashes.
+:meth:`Store.record_result` counts a match exactly once, however often it is called: the whole
+update is one optimistic transaction (WATCH/MULTI) that first checks whether the match already
+has a result.
 
 The arena's Redis must persist every acknowledged write: run it with ``appendonly yes`` and
 ``appendfsync everysec`` (or ``always``); see docs/OPERATIONS.md.
@@ -54,11 +60,13 @@ from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from referee import Rules
+from replays.deals import DealScheme, DealSource, commitment_of, draw_secret
 from replays.integrity import generate_key, pack, private_key_from_pem, private_key_pem
 from replays.log import DecisionRecord, MatchLog, TimeControl
 from workers.records import (
     Bot,
     BotStatus,
+    Embargo,
     Format,
     HumanGame,
     Match,
@@ -111,12 +119,20 @@ def _standings(tournament_id: str) -> str:
     return f"gz:tournament:{tournament_id}:standings"
 
 
+def _unfinished_deals(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:deals"
+
+
 def _failed(tournament_id: str) -> str:
     return f"gz:tournament:{tournament_id}:failed"
 
 
 def _match(match_id: str) -> str:
     return f"gz:match:{match_id}"
+
+
+def _verifications(match_id: str) -> str:
+    return f"gz:match:{match_id}:verifications"
 
 
 def _bot_matches(bot_id: str) -> str:
@@ -348,10 +364,15 @@ class Store:
     # -- tournaments ----------------------------------------------------------------------------
 
     def create_tournament(self, spec: TournamentSpec, *, schedule_id: str | None = None) -> str:
+        """Store a new tournament with a deal secret drawn now: only its commitment is ever
+        shown before the tournament ends (:meth:`deal_secret` is for the workers)."""
         tournament_id = new_id("t")
         now = self._now()
+        secret = draw_secret()
         fields = {
             "spec": json.dumps(_spec_json(spec)),
+            "deal_commitment": commitment_of(secret),
+            "deal_secret": self._fernet.encrypt(secret),
             "status": TournamentStatus.CREATED.value,
             "done": 0,
             "total": 0,
@@ -364,6 +385,20 @@ class Store:
         pipe.zadd(_TOURNAMENTS, {tournament_id: self._seq()})
         pipe.execute()
         return tournament_id
+
+    def deal_secret(self, tournament_id: str) -> bytes:
+        """The tournament's deal secret: the workers deal from it; the API shows it once the
+        tournament is over."""
+        stored = self.redis.hget(_tournament(tournament_id), "deal_secret")
+        if stored is None:
+            raise NotFound(f"tournament {tournament_id!r} has no deal secret")
+        return self._fernet.decrypt(stored)
+
+    def revealed_secret(self, tournament: Tournament) -> bytes | None:
+        """The deal secret, once the tournament is over (done or cancelled); None before."""
+        if not tournament.status.is_over or not tournament.deal_commitment:
+            return None
+        return self.deal_secret(tournament.id)
 
     def get_tournament(self, tournament_id: str) -> Tournament | None:
         pipe = self.redis.pipeline(transaction=False)
@@ -450,10 +485,10 @@ class Store:
         seats: Sequence[str],
         tournament_id: str | None = None,
         table_id: str | None = None,
-        seed: str = "",
+        deal_label: str = "",
     ) -> None:
-        """Announce a planned match (the workers do, when expanding a tournament) and the seed
-        of its deals; a second call for the same id changes nothing."""
+        """Announce a planned match (the workers do, when expanding a tournament) and the label
+        of its deal sequence; a second call for the same id changes nothing."""
         if not self.redis.hsetnx(_match(match_id), "status", MatchStatus.QUEUED.value):
             return
         pipe = self.redis.pipeline()
@@ -463,10 +498,12 @@ class Store:
                 "seats": json.dumps(list(seats)),
                 "tournament_id": tournament_id or "",
                 "table_id": table_id or "",
-                "seed": seed,
+                "deal_label": deal_label,
                 "created_at": self._now(),
             },
         )
+        if tournament_id and deal_label:
+            pipe.hincrby(_unfinished_deals(tournament_id), deal_label, 1)
         self._index_match(pipe, match_id, seats, tournament_id, self._seq())
         pipe.execute()
 
@@ -475,10 +512,20 @@ class Store:
         if self.redis.hget(_match(match_id), "result") is None:
             self.redis.hset(_match(match_id), "status", MatchStatus.RUNNING.value)
 
-    def match_seed(self, match_id: str) -> str:
-        """The seed of a planned match's deals ("" if none was planned)."""
-        seed = self.redis.hget(_match(match_id), "seed")
-        return "" if seed is None else seed.decode()
+    def embargo(self, match: Match) -> Embargo | None:
+        """Why nothing about ``match``'s hands may be shown yet, or None: its deal is still being
+        played by another match of its tournament, and the tournament is not over."""
+        if match.tournament_id is None or not match.deal_label:
+            return None
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(_tournament(match.tournament_id), "status")
+        pipe.hget(_unfinished_deals(match.tournament_id), match.deal_label)
+        status, unfinished = pipe.execute()
+        if status is None or TournamentStatus(status.decode()).is_over or not unfinished:
+            return None
+        if int(unfinished) <= 0:
+            return None
+        return Embargo(match.tournament_id, match.deal_label, int(unfinished))
 
     def replay_key(self, configured: Path | None = None) -> Ed25519PrivateKey:
         """The arena's key sealing match logs: the configured PEM file (``GONGZHU_REPLAY_KEY``),
@@ -490,6 +537,15 @@ class Store:
         pem = self.redis.get(_REPLAY_KEY)
         assert pem is not None
         return private_key_from_pem(bytes(pem))
+
+    def verification(self, match_id: str, fingerprint: str) -> dict[str, Any] | None:
+        """The stored verification of the match's log under ``fingerprint`` (what it depends
+        on: the log, the key, the revealed secret), or None."""
+        raw = self.redis.hget(_verifications(match_id), fingerprint)
+        return None if raw is None else dict(json.loads(raw))
+
+    def keep_verification(self, match_id: str, fingerprint: str, report: Mapping[str, Any]) -> None:
+        self.redis.hset(_verifications(match_id), fingerprint, json.dumps(report))
 
     def get_match(self, match_id: str) -> Match | None:
         raw = _strings(self.redis.hgetall(_match(match_id)))
@@ -597,6 +653,8 @@ class Store:
         pipe.hsetnx(_match(log.match_id), "created_at", log.started_at or now)
         self._index_match(pipe, log.match_id, seats, tid, seq, only_new=True)
         if tid and tournament:
+            if log.deals.scheme is DealScheme.COMMITTED and log.deals.label:
+                pipe.hincrby(_unfinished_deals(tid), log.deals.label, -1)
             for bot_id, standing in standings.items():
                 pipe.hset(_standings(tid), bot_id, json.dumps(_standing_json(standing)))
             if was_failed:  # it failed, and was played after all (queued again by hand)
@@ -867,6 +925,7 @@ def _tournament_from(tournament_id: str, raw: Mapping[str, str]) -> Tournament:
         created_at=raw["created_at"],
         updated_at=raw["updated_at"],
         schedule_id=raw.get("schedule_id") or None,
+        deal_commitment=raw.get("deal_commitment", ""),
     )
 
 
@@ -899,7 +958,7 @@ def _human_game_fields(game: HumanGame) -> dict[str, str]:
     return {
         "match_id": game.match_id,
         "rules": json.dumps(game.rules.to_json()),
-        "seed": game.seed,
+        "deals": json.dumps(game.deals.to_json()),
         "seat": str(game.seat),
         "opponents": json.dumps(list(game.opponents)),
         "created_at": game.created_at,
@@ -916,7 +975,7 @@ def _human_game_from(game_id: str, raw: Mapping[str, str], moves: Iterable[bytes
         id=game_id,
         match_id=raw["match_id"],
         rules=Rules.from_json(json.loads(raw["rules"])),
-        seed=raw["seed"],
+        deals=_human_deals(raw),
         seat=int(raw["seat"]),
         opponents=(a, b, c),
         created_at=raw["created_at"],
@@ -926,6 +985,13 @@ def _human_game_from(game_id: str, raw: Mapping[str, str], moves: Iterable[bytes
         level_changes=tuple((int(h), str(level)) for h, level in json.loads(raw["level_changes"])),
         recorded=raw["recorded"] == "1",
     )
+
+
+def _human_deals(raw: Mapping[str, str]) -> DealSource:
+    if "deals" in raw:
+        return DealSource.from_json(json.loads(raw["deals"]))
+    # a game started before deals were committed: its seed was the arena's, not checkable
+    return DealSource(DealScheme.UNCHECKED, seed=raw["seed"])
 
 
 def _match_from(match_id: str, raw: Mapping[str, str]) -> Match:
@@ -939,6 +1005,7 @@ def _match_from(match_id: str, raw: Mapping[str, str]) -> Match:
         created_at=raw.get("created_at", ""),
         finished_at=raw.get("finished_at") or None,
         failure=raw.get("failure") or None,
+        deal_label=raw.get("deal_label") or None,
         result=None
         if result is None
         else MatchResult(

@@ -40,4 +40,4 @@ def requeue_failed(tournament_id: str) -> dict[str, Any]:
     store().unfail_matches(tournament_id, failed)
     tournament = store().get_tournament(tournament_id)
     assert tournament is not None
-    return views.tournament(tournament)
+    return views.tournament(tournament, store().revealed_secret(tournament))

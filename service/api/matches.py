@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from flask import Response
 from flask_smorest import Blueprint
 
@@ -18,24 +20,31 @@ from replays.integrity import (
 from replays.upgrade import LogReadError, read_log
 from replays.verify import verify
 from service.api import views
+from service.auth import is_operator
 from service.context import arena, store
 from service.errors import ApiError, ErrorSchema
 from service.schemas import MatchArgs, MatchSchema, VerificationSchema, page_of
 
 blp = Blueprint("matches", __name__, url_prefix="/api", description="Matches and replays")
+EMBARGOED = (
+    "embargoed: the match's deal is still being played by another match of its tournament "
+    "(error `embargoed`); the operator's token is served"
+)
 
 
 def _packed_log(match_id: str) -> bytes:
+    """The stored log, if it may be shown: the match has finished, and its deal is not under
+    embargo (docs/REPLAYS.md, fair deals) unless the operator asks."""
+    match = store().get_match(match_id)
+    if match is None:
+        raise ApiError(404, f"there is no match {match_id}")
     blob = store().replay_blob(match_id)
     if blob is None:
-        if store().get_match(match_id) is None:
-            raise ApiError(404, f"there is no match {match_id}")
         raise ApiError(404, f"match {match_id} has no replay yet: it has not finished")
+    embargo = store().embargo(match)
+    if embargo is not None and not is_operator():
+        raise ApiError(409, embargo.message, error="embargoed")
     return blob
-
-
-def _sealed_log(match_id: str) -> dict[str, Any]:
-    return unpack(_packed_log(match_id))
 
 
 @blp.route("/matches")
@@ -66,6 +75,7 @@ def get_match(match_id: str) -> dict[str, Any]:
 @blp.route("/matches/<match_id>/replay")
 @blp.response(200, description="the sealed match log (gongzhu-replay/1, docs/REPLAYS.md)")
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
+@blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
 def replay(match_id: str) -> Response:
     """The match's sealed log: every decision, its integrity block and the arena's signature."""
     # the stored canonical JSON as it is: nothing to parse and encode again
@@ -75,27 +85,57 @@ def replay(match_id: str) -> Response:
 @blp.route("/matches/<match_id>/verify", methods=["POST"])
 @blp.response(200, VerificationSchema)
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
+@blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
 def verify_match(match_id: str) -> dict[str, Any]:
-    """Check the log's seal, then re-run the referee over it; the first discrepancy, if any."""
-    sealed = _sealed_log(match_id)
+    """Check the log's seal, then re-run the referee over it (and check its deals against the
+    tournament's secret once it is revealed); the first discrepancy, if any. A sealed log never
+    changes, so each verification is stored and answered again from the store: the referee
+    runs once per log, key and revealed secret, however often it is asked."""
+    blob = _packed_log(match_id)
+    sealed = unpack(blob)
     public = arena().replay_key().public_key()
+    secret = _revealed_secret(sealed.get("tournament_id"))
+    fingerprint = hashlib.sha256(
+        b"|".join([blob, key_id_of(public).encode(), secret or b""])
+    ).hexdigest()
+    stored = store().verification(match_id, fingerprint)
+    if stored is not None:
+        return stored
+    report = _verification(sealed, public, secret)
+    store().keep_verification(match_id, fingerprint, report)
+    return report
+
+
+def _verification(
+    sealed: dict[str, Any], public: Ed25519PublicKey, secret: bytes | None
+) -> dict[str, Any]:
     integrity = "ok"
     try:
         check(sealed, {key_id_of(public): public})
     except IntegrityError as error:
         integrity = str(error)
     try:
-        report = verify(read_log(sealed))
+        log = read_log(sealed)
     except LogReadError as error:
         return {"ok": False, "integrity": integrity, "discrepancy": str(error)}
+    report = verify(log, secret=secret)
     return {
         "ok": report.ok and integrity == "ok",
         "integrity": integrity,
         "hands": report.hands,
         "decisions": report.decisions,
         "requests_checked": report.requests_checked,
+        "deals_checked": report.deals_checked,
         "discrepancy": None if report.discrepancy is None else str(report.discrepancy),
     }
+
+
+def _revealed_secret(tournament_id: Any) -> bytes | None:
+    """The deal secret of the log's tournament, if the tournament is over (revealed)."""
+    if not isinstance(tournament_id, str):
+        return None
+    tournament = store().get_tournament(tournament_id)
+    return None if tournament is None else store().revealed_secret(tournament)
 
 
 @blp.route("/replays/public-key")

@@ -32,11 +32,13 @@ from referee import (
     Play,
     parse_card,
 )
+from replays.deals import DealSource, draw_secret
 from replays.integrity import key_id_of, seal
 from service.api.play_view import for_you, level_name, play_state
 from service.context import arena, store
 from service.errors import ApiError, ErrorSchema, field_error
 from service.limits import limiter, play_limit
+from service.offload import ThreadedBot
 from service.schemas import (
     PlayCreate,
     PlayHintSchema,
@@ -50,10 +52,13 @@ from service.schemas import (
 from workers.bot_client import HttpSeat
 from workers.human import HumanTable, NotYourTurn, PlayerFor, seat_infos
 from workers.jobs import seat_player
+from workers.match import InProcessSeat
 from workers.records import HOUSE_BOTS, Bot, BotStatus, HumanGame
 from workers.store import NotFound, StaleVersion, timestamp
 
 blp = Blueprint("play", __name__, url_prefix="/api/play", description="Human games")
+PLAY_DEAL_LABEL = "play"
+"""A human game's one deal sequence."""
 
 
 def _now() -> str:
@@ -124,6 +129,8 @@ def _computers() -> Iterator[PlayerFor]:
         player = seat_player(store(), config, seat, participant, secrets.token_hex(4))
         if isinstance(player, HttpSeat):
             opened.append(player)
+        elif isinstance(player, InProcessSeat):  # a house bot: CPU only, off the event loop
+            player.bot = ThreadedBot(player.bot)
         return player
 
     try:
@@ -178,6 +185,14 @@ def opponents() -> list[dict[str, str]]:
     return house + bots
 
 
+def _deals(seed: str | None) -> DealSource:
+    """A secret the arena draws (its commitment shown at once, the secret in the finished
+    game's log), or the person's own seed, for practice."""
+    if seed is not None:
+        return DealSource.practice(seed)
+    return DealSource.committed(draw_secret(), PLAY_DEAL_LABEL, reveal=True)
+
+
 @blp.route("")
 class Games(MethodView):
     @limiter.limit(play_limit, methods=["POST"])
@@ -195,7 +210,7 @@ class Games(MethodView):
             id=game_id,
             match_id=f"m_{game_id}",
             rules=args["rules"],
-            seed=args.get("seed") or secrets.token_hex(8),
+            deals=_deals(args.get("seed")),
             seat=args["seat"] if "seat" in args else secrets.randbelow(4),
             opponents=(a, b, c),
             created_at=_now(),

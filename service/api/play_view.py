@@ -24,6 +24,7 @@ from referee import (
     qd_later_tricks,
     score_seat,
 )
+from replays.deals import DealScheme, DealSource
 from workers.human import HumanTable, participant_at
 from workers.records import HOUSE_BOTS, HumanGame, house_level
 
@@ -59,6 +60,17 @@ def for_you(reason: str, seat: int) -> str:
 
 def level_name(participant: str) -> str:
     return house_level(participant).capitalize()
+
+
+def _deals(deals: DealSource, *, over: bool) -> dict[str, Any]:
+    """Where the deals come from, as the person may know it: the commitment to the arena's
+    secret from the start, the secret once the game is over; a practice seed as chosen."""
+    return {
+        "scheme": deals.scheme.value,
+        "commitment": deals.commitment,
+        "secret": deals.secret if over else None,
+        "seed": deals.seed if deals.scheme is DealScheme.PRACTICE else None,
+    }
 
 
 def play_state(table: HumanTable, names: dict[str, str], *, since: int | None) -> dict[str, Any]:
@@ -102,6 +114,7 @@ def play_state(table: HumanTable, names: dict[str, str], *, since: int | None) -
         "seat": seat,
         "opponents": list(stored.opponents),
         "rules": game.rules.to_json(),
+        "deals": _deals(stored.deals, over=game.outcome is not None),
         "phase": obs.phase.value,
         "hand_number": obs.hand_number,
         "trick_number": trick_number(obs),

@@ -75,6 +75,11 @@ def _tournament(tournament_id: str) -> Tournament:
     return found
 
 
+def _shown(record: Tournament) -> dict[str, Any]:
+    """The tournament as the API shows it: with its deal secret once it is over."""
+    return views.tournament(record, store().revealed_secret(record))
+
+
 def _move(tournament_id: str, to: TournamentStatus, allowed: list[TournamentStatus]) -> Tournament:
     try:
         return store().move_tournament(tournament_id, to, allowed_from=allowed)
@@ -91,7 +96,7 @@ class Tournaments(MethodView):
     def get(self, args: dict[str, Any]) -> dict[str, Any]:
         """List tournaments, newest first."""
         found = store().list_tournaments(page=args["page"], per_page=args["per_page"])
-        return views.page(found, [views.tournament(t) for t in found.items])
+        return views.page(found, [_shown(t) for t in found.items])
 
     @operator_only(blp)
     @blp.arguments(TournamentCreate)
@@ -101,7 +106,7 @@ class Tournaments(MethodView):
         """Create a tournament (it starts when asked to)."""
         _check_participants(args["participants"])
         spec = spec_from(args, tuple(args["participants"]))
-        return views.tournament(_tournament(store().create_tournament(spec)))
+        return _shown(_tournament(store().create_tournament(spec)))
 
 
 @blp.route("/<tournament_id>")
@@ -109,7 +114,7 @@ class Tournaments(MethodView):
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def get_tournament(tournament_id: str) -> dict[str, Any]:
     """A tournament with its progress (matches done / total)."""
-    return views.tournament(_tournament(tournament_id))
+    return _shown(_tournament(tournament_id))
 
 
 @blp.route("/<tournament_id>/start", methods=["POST"])
@@ -122,7 +127,7 @@ def start(tournament_id: str) -> dict[str, Any]:
     tournament = _move(tournament_id, TournamentStatus.QUEUED, [TournamentStatus.CREATED])
     config = arena().config
     enqueue_tournament(store().redis, config.queue_name, tournament_id)
-    return views.tournament(tournament)
+    return _shown(tournament)
 
 
 @blp.route("/<tournament_id>/cancel", methods=["POST"])
@@ -131,11 +136,17 @@ def start(tournament_id: str) -> dict[str, Any]:
 @blp.alt_response(409, schema=ErrorSchema, description="already finished or cancelled")
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def cancel(tournament_id: str) -> dict[str, Any]:
-    """Stop the tournament: no more of its matches are played; recorded ones stay."""
-    live = [TournamentStatus.CREATED, TournamentStatus.QUEUED, TournamentStatus.RUNNING]
+    """Stop the tournament: no more of its matches are played; recorded ones stay. (Also
+    ends a tournament done with failures whose failed matches will not be played again.)"""
+    live = [
+        TournamentStatus.CREATED,
+        TournamentStatus.QUEUED,
+        TournamentStatus.RUNNING,
+        TournamentStatus.DONE_WITH_FAILURES,
+    ]
     tournament = _move(tournament_id, TournamentStatus.CANCELLED, live)
     cancel_tournament_job(store().redis, tournament_id)
-    return views.tournament(tournament)
+    return _shown(tournament)
 
 
 @blp.route("/<tournament_id>/standings")

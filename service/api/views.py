@@ -16,7 +16,8 @@ def bot(record: Bot) -> dict[str, Any]:
     return asdict(record)
 
 
-def tournament(record: Tournament) -> dict[str, Any]:
+def tournament(record: Tournament, deal_secret: bytes | None = None) -> dict[str, Any]:
+    """``deal_secret``: the revealed secret (:meth:`~workers.store.Store.revealed_secret`)."""
     spec = record.spec
     return {
         "id": record.id,
@@ -32,6 +33,8 @@ def tournament(record: Tournament) -> dict[str, Any]:
         "created_at": record.created_at,
         "updated_at": record.updated_at,
         "schedule_id": record.schedule_id,
+        "deal_commitment": record.deal_commitment,
+        "deal_secret": None if deal_secret is None else deal_secret.hex(),
     }
 
 

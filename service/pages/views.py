@@ -94,6 +94,7 @@ def tournament(tournament_id: str) -> str:
         standings=standings,
         tables=tables,
         names=names([*record.spec.participants, *seated]),
+        deal_secret=None if (secret := store().revealed_secret(record)) is None else secret.hex(),
     )
 
 
@@ -123,14 +124,17 @@ def match(match_id: str) -> str:
     if record is None:
         raise PageNotFound(f"There is no match {match_id}.")
     shown = names(record.seats)
-    blob = store().replay_blob(match_id)
+    embargo = store().embargo(record)
+    blob = None if embargo is not None else store().replay_blob(match_id)
     data = None
     if blob is not None:
         data = dict(viewer_data(blob))
         data["seats"] = [
             {**seat, "name": shown.get(seat["bot_id"], seat["name"])} for seat in data["seats"]
         ]
-    return render_template("pages/match.html", match=record, replay=data, names=shown)
+    return render_template(
+        "pages/match.html", match=record, replay=data, names=shown, embargo=embargo
+    )
 
 
 @functools.lru_cache(maxsize=64)

@@ -28,6 +28,7 @@ from bot_sdk.protocol import (
 )
 from bot_sdk.signing import sign
 from referee import DecisionKind, Game, Observation, Phase, RandomPlayer, Rules
+from replays.deals import commitment_of
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 MATCH_ID = "tournament-7:table-3:match-1"
@@ -109,7 +110,9 @@ def _worth_showing(obs: Observation) -> bool:
 def blocks() -> dict[str, str]:
     """Every generated block of the doc, by name."""
     match = example_match()
-    hello = hello_request(match_id=MATCH_ID, seat=SEAT, rules=RULES)
+    hello = hello_request(
+        match_id=MATCH_ID, seat=SEAT, rules=RULES, deal_commitment=commitment_of(bytes(range(32)))
+    )
     out = {
         "hello_request": json_block(hello),
         "hello_answer": json_block(hello_answer("lowest-card", "1.0")),

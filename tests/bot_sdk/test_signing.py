@@ -11,13 +11,13 @@ SECRET = "gongzhu-example-secret"
 TIMESTAMP = 1767225600
 BODY = encode(hello_request())
 # Computed independently: printf '%s' "1767225600.$BODY" | openssl dgst -sha256 -hmac "$SECRET"
-EXPECTED = "3216010b5a25194a0285017768f3065482180ca2397f0e7cd963997c6230737b"
+EXPECTED = "b2f4872c790eaa55756d4591cc7e60fa649592b20353fd5047bddc6bb0badcb0"
 
 
 def test_known_answer() -> None:
     assert BODY == (
-        b'{"arena":"gongzhu-arena","match_id":null,"protocol":"gongzhu-bot/1","rules":null,'
-        b'"seat":null,"time_bank_ms":30000,"time_limit_ms":1000,"type":"hello"}'
+        b'{"arena":"gongzhu-arena","deal_commitment":null,"match_id":null,"protocol":"gongzhu-bot/1",'
+        b'"rules":null,"seat":null,"time_bank_ms":30000,"time_limit_ms":1000,"type":"hello"}'
     )
     assert sign(SECRET, BODY, TIMESTAMP) == {
         TIMESTAMP_HEADER: "1767225600",

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
-from playwright.sync_api import Browser, Page, Playwright, Route, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    Route,
+    sync_playwright,
+)
 
 from referee import Rules
 from replays.integrity import generate_key, private_key_pem
@@ -132,11 +139,25 @@ def page(request: pytest.FixtureRequest, browser: Browser, arena: Arena) -> Iter
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    violations = csp_violations(page)
     elsewhere = _local_only(page, arena.url)
     yield page
     context.close()
     assert elsewhere == [], f"requests left the test server: {elsewhere}"
     assert errors == [], f"script errors: {errors}"
+    assert violations == [], f"Content-Security-Policy violations: {violations}"
+
+
+def csp_violations(page: Page) -> list[str]:
+    """Collects what Chromium reports refusing under the page's Content-Security-Policy."""
+    found: list[str] = []
+
+    def console(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            found.append(message.text)
+
+    page.on("console", console)
+    return found
 
 
 def screenshot(page: Page, name: str) -> None:

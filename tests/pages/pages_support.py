@@ -12,6 +12,7 @@ from werkzeug.serving import make_server
 
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Card, Game, Observation, Rules
+from replays.deals import DealSource
 from replays.integrity import key_id_of, private_key_from_pem, seal
 from replays.log import SeatInfo, TimeControl
 from service import Config
@@ -58,7 +59,11 @@ def faulty_log(config: Config, match_id: str, bots: list[str], *, hands: int) ->
         for seat, bot_id in enumerate(bots)
     ]
     log = play_match(
-        game, players, match_id=match_id, seed="7", time_control=TimeControl(1000, 30000, 5)
+        game,
+        players,
+        match_id=match_id,
+        deals=DealSource.practice("7"),
+        time_control=TimeControl(1000, 30000, 5),
     )
     assert config.replay_key_path is not None
     key = private_key_from_pem(config.replay_key_path.read_bytes())

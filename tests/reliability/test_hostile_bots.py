@@ -25,6 +25,7 @@ from rq.job import Job
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import DEFAULT_FAULT_LIMIT
 from referee import Game, Rules
+from replays.deals import deal_seed
 from replays.log import DecisionRecord, MatchLog, SeatInfo, Status, TimeControl
 from tests.reliability.accounting import account
 from tests.reliability.figures import record
@@ -228,6 +229,8 @@ def test_a_late_answer_is_paid_from_the_bank_not_faulted(played: Played) -> None
 
 def _fallback_replay(played: Played, log: MatchLog) -> MatchLog:
     """The same deals with the fallback in every hostile seat, the honest bots in process."""
+    assert log.tournament_id is not None and log.deals.label is not None
+    seed = deal_seed(played.store.deal_secret(log.tournament_id), log.deals.label)
     players: list[SeatPlayer] = []
     for info in log.seats:
         if info.bot_id in played.hostile:
@@ -235,14 +238,12 @@ def _fallback_replay(played: Played, log: MatchLog) -> MatchLog:
         elif info.kind == "http":  # the honest bot over HTTP: LowestCard
             players.append(InProcessSeat(LowestCard(), info))
         else:  # a house bot, built as the worker builds it (seeded by the match and the seat)
-            players.append(
-                seat_player(played.store, played.config, info.seat, info.bot_id, log.seed)
-            )
+            players.append(seat_player(played.store, played.config, info.seat, info.bot_id, seed))
     return play_match(
-        Game(log.rules, seed=log.seed),
+        Game(log.rules, seed=seed),
         players,
         match_id=log.match_id,
-        seed=log.seed,
+        deals=log.deals,
         time_control=log.time_control,
     )
 

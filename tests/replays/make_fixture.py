@@ -1,24 +1,27 @@
-"""Write the golden fixtures of the replay tests (run once; the files are committed).
+"""Write the golden fixture of the current log format (run once; the file is committed).
 
     .venv/bin/python -m tests.replays.make_fixture
 
-- ``fixtures/replay-1.json``: a real, small, sealed ``gongzhu-replay/1`` log: two hands with
-  passing, exposures, request hashes, late answers and every status (ok, timeout, error,
-  invalid, illegal, and forfeit-autoplay after seat 2 forfeits). It must stay readable and
-  verify forever: never regenerate it to make a test pass.
-- ``fixtures/replay-1.pub.pem``: the public key that sealed it (the tests' key).
-- ``fixtures/replay-0.json``: the same match in a hypothetical older format,
-  ``gongzhu-replay/0`` (``players`` for ``seats``, ``move`` with its seat for ``applied``,
-  ``autoplay`` for ``forfeit-autoplay``), sealed as it is, to test the upgrade mechanism.
+- ``fixtures/replay-2.json``: a real, small, sealed ``gongzhu-replay/2`` log with committed
+  deals (the secret is :data:`FIXTURE_SECRET`): two hands with passing, exposures, request
+  hashes, late answers and every status (ok, timeout, error, invalid, illegal, and
+  forfeit-autoplay after seat 2 forfeits). It must stay readable and verify forever: never
+  regenerate it to make a test pass.
+- ``fixtures/replay-1.pub.pem``: the public key that sealed the fixtures (the tests' key).
+
+The older goldens were written by earlier versions of this script and are kept as they are:
+``fixtures/replay-1.json``, the same match as ``gongzhu-replay/1`` (its seed informative), and
+``fixtures/replay-0.json``, that log in a hypothetical older format, ``gongzhu-replay/0``
+(``players`` for ``seats``, ``move`` with its seat for ``applied``, ``autoplay`` for
+``forfeit-autoplay``), to test the upgrade mechanism.
 """
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
-from typing import Any
 
 from referee import Game, Rules
+from replays.deals import DealSource, deal_seed
 from replays.integrity import public_key_pem, seal
 from replays.log import MatchLog
 from tests.replays.replay_support import (
@@ -34,6 +37,8 @@ from tests.replays.replay_support import (
 from workers.match import SeatPlayer, play_match
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURE_SECRET = bytes.fromhex("5eed" * 16)
+FIXTURE_LABEL = "t1:d1"
 
 
 def fixture_log() -> MatchLog:
@@ -49,39 +54,24 @@ def fixture_log() -> MatchLog:
     ]
     rules = Rules.with_variants("pass_3", "qd_bonus", fixed_hands=2)
     return play_match(
-        Game(rules, seed="fixture"),
+        Game(rules, seed=deal_seed(FIXTURE_SECRET, FIXTURE_LABEL)),
         players,
         match_id="fixture:table-1:match-1",
-        seed="fixture",
+        deals=DealSource.committed(FIXTURE_SECRET, FIXTURE_LABEL),
         time_control=TIME_CONTROL,
         tournament_id="fixture",
         table_id="table-1",
         started_at="2026-01-01T12:00:00Z",
         finished_at=lambda: "2026-01-01T12:01:30Z",
-        extra={"purpose": "golden fixture of gongzhu-replay/1"},
+        extra={"purpose": "golden fixture of gongzhu-replay/2"},
     )
-
-
-def version_0(data: dict[str, Any]) -> dict[str, Any]:
-    """A version 1 log as the hypothetical version 0 wrote it."""
-    old = copy.deepcopy(data)
-    old["format"] = "gongzhu-replay/0"
-    old["players"] = old.pop("seats")
-    for hand in old["hands"]:
-        for decision in hand["decisions"]:
-            decision["move"] = {"seat": decision["seat"], **decision.pop("applied")}
-            if decision["status"] == "forfeit-autoplay":
-                decision["status"] = "autoplay"
-    return old
 
 
 def main() -> None:
     data = fixture_log().to_json()
     FIXTURES.mkdir(exist_ok=True)
-    (FIXTURES / "replay-1.json").write_text(pretty(seal(data, KEY, key_id=KEY_ID)) + "\n")
+    (FIXTURES / "replay-2.json").write_text(pretty(seal(data, KEY, key_id=KEY_ID)) + "\n")
     (FIXTURES / "replay-1.pub.pem").write_bytes(public_key_pem(KEY.public_key()))
-    old = seal(version_0(data), KEY, key_id=KEY_ID)
-    (FIXTURES / "replay-0.json").write_text(pretty(old) + "\n")
 
 
 if __name__ == "__main__":

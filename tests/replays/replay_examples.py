@@ -20,8 +20,9 @@ from click.testing import CliRunner
 
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
-from referee import Game, Rules
+from referee import CardSet, Game, Rules, deal_from_seed
 from replays.cli import main
+from replays.deals import DealSource, commitment_of, deal_seed
 from replays.integrity import pack, public_key_pem
 from replays.log import MatchLog, SeatInfo
 from tests.bot_sdk.bot_sdk_support import running
@@ -40,6 +41,9 @@ from workers.match import SeatPlayer, play_match
 DOC = Path(__file__).resolve().parents[2] / "docs" / "REPLAYS.md"
 MATCH_ID = "tournament-7:table-3:match-1"
 SECRET = "gongzhu-example-secret"
+DEAL_SECRET = bytes(range(32))
+"""The example tournament's deal secret (the worked example of docs/REPLAYS.md)."""
+DEAL_LABEL = "t3:d1"
 EXAMPLE_WIDTH = 400
 """Wide enough that each decision of the example is one line."""
 _BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
@@ -55,10 +59,10 @@ def example_log() -> MatchLog:
         house_seat(3, "example-3"),
     ]
     return play_match(
-        Game(Rules(fixed_hands=1), seed="example"),
+        Game(Rules(fixed_hands=1), seed=deal_seed(DEAL_SECRET, DEAL_LABEL)),
         players,
         match_id=MATCH_ID,
-        seed="example",
+        deals=DealSource.committed(DEAL_SECRET, DEAL_LABEL),
         time_control=TIME_CONTROL,
         tournament_id="tournament-7",
         table_id="table-3",
@@ -139,6 +143,17 @@ def blocks() -> dict[str, Callable[[], str]]:
             )
         ),
         "verify_failures": verify_failures,
+        "verify_secret": lambda: _text(
+            (
+                "python -m replays verify match.json.z --public-key arena-replays.pem "
+                f"--secret {DEAL_SECRET.hex()}",
+                _verify_with_key(stored, "--secret", DEAL_SECRET.hex()),
+            )
+        ),
+        "verify_no_key": lambda: _text(
+            ("python -m replays verify match.json.z", _run("verify", "-", stdin=stored))
+        ),
+        "deal_example": deal_example,
         "show": lambda: _text(
             ("python -m replays show match.json.z", _run("show", "-", stdin=stored))
         ),
@@ -150,12 +165,28 @@ def blocks() -> dict[str, Callable[[], str]]:
     }
 
 
-def _verify_with_key(stored: bytes) -> str:
+def deal_example() -> str:
+    """The derivation of docs/REPLAYS.md's worked example, step by step, from the example's
+    secret and label."""
+    seed = deal_seed(DEAL_SECRET, DEAL_LABEL)
+    hands = deal_from_seed(seed, 1)
+    lines = [
+        f"secret       {DEAL_SECRET.hex()}",
+        f"commitment   {commitment_of(DEAL_SECRET)}   SHA-256(secret)",
+        f"label        {DEAL_LABEL}",
+        f"seed         {seed}   HMAC-SHA256(secret, label)",
+        f'hand 1 keys  SHAKE-256("gongzhu-deal:{seed}:1"), 208 bytes',
+        *(f"seat {s}       {CardSet(hands[s])}" for s in range(4)),
+    ]
+    return "```text\n" + "\n".join(lines) + "\n```\n"
+
+
+def _verify_with_key(stored: bytes, *extra: str) -> str:
     """``verify --public-key``, with the key in a file as the command needs it."""
     with tempfile.TemporaryDirectory() as where:
         key = Path(where) / "arena-replays.pem"
         key.write_bytes(public_key_pem(KEY.public_key()))
-        return _run("verify", "-", "--public-key", str(key), stdin=stored)
+        return _run("verify", "-", "--public-key", str(key), *extra, stdin=stored)
 
 
 def render(text: str) -> str:

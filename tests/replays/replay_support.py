@@ -37,6 +37,7 @@ from referee import (
     Variant,
     card_name,
 )
+from replays.deals import DealSource, deal_seed
 from replays.integrity import key_id_of, seal
 from replays.log import MatchLog, SeatInfo, Status, TimeControl, status_of
 from workers.match import InProcessSeat, Reply, SeatPlayer, play_match
@@ -262,11 +263,12 @@ def record(
 ) -> MatchLog:
     """Play one match and return its log."""
     match_id = match_id or f"tournament-1:table-{seed}:match-1"
+    label = f"t{seed}:d1"
     return play_match(
-        Game(rules, seed=f"seed-{seed}"),
+        Game(rules, seed=deal_seed(DEAL_SECRET, label)),
         players,
         match_id=match_id,
-        seed=f"seed-{seed}",
+        deals=DealSource.committed(DEAL_SECRET, label),
         time_control=time_control,
         tournament_id="tournament-1",
         table_id=f"table-{seed}",
@@ -291,6 +293,8 @@ def every_log() -> dict[str, MatchLog]:
 
 
 KEY = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"gongzhu replay tests").digest())
+DEAL_SECRET = hashlib.sha256(b"gongzhu replay tests: deals").digest()
+"""The secret the tests' logs are dealt from (committed, as a tournament's are)."""
 """The tests' sealing key (derived from a public string: it seals test logs, nothing else)."""
 KEY_ID = key_id_of(KEY.public_key())
 PUBLIC_KEYS = {KEY_ID: KEY.public_key()}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import json
 import subprocess
 import sys
@@ -12,10 +14,18 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee import Observation, Pass
-from replays.cli import main
-from replays.integrity import generate_key, pack, public_key_pem
+from replays.cli import KEY_PATH, NOT_AUTHENTICATED, main
+from replays.integrity import digest, generate_key, pack, public_key_pem
 from replays.log import MatchLog
-from tests.replays.replay_support import KEY, PROFILES, forfeiting_players, record, sealed
+from tests.bot_sdk.bot_sdk_support import running
+from tests.replays.replay_support import (
+    DEAL_SECRET,
+    KEY,
+    PROFILES,
+    forfeiting_players,
+    record,
+    sealed,
+)
 
 LOG: MatchLog = record(PROFILES["pass_next"], 11, forfeiting_players(11))
 SEALED = sealed(LOG)
@@ -64,16 +74,71 @@ def test_verify_a_sealed_log(files: dict[str, Path], form: str) -> None:
     block = SEALED["integrity"]
     assert outcome.output.splitlines() == [
         f"integrity  ok: SHA-256 {block['sha256']}, signed by key {block['key_id']}",
-        "format     ok: gongzhu-replay/1; the schema is satisfied",
+        "format     ok: gongzhu-replay/2; the schema is satisfied",
+        f"deals      not checked: committed to {LOG.deals.commitment}; the tournament reveals its "
+        "secret when it ends (pass it with --secret)",
         f"referee    ok: {len(LOG.hands)} hands, {decisions} decisions, {asked} requests "
         "rebuilt to their recorded SHA-256",
     ]
 
 
-def test_verify_from_stdin_without_a_key(files: dict[str, Path]) -> None:
+def test_verify_without_a_key_says_the_log_is_not_authenticated(files: dict[str, Path]) -> None:
     outcome = run("verify", "-", stdin=files["packed"].read_bytes())
-    assert outcome.exit_code == 0, outcome.output
-    assert "signature not checked (no --public-key)" in outcome.output
+    assert outcome.exit_code == NOT_AUTHENTICATED == 3, outcome.output
+    assert "matches; signature not checked (no key)" in outcome.output
+    assert "referee    ok" in outcome.output  # every other check is still made and shown
+    assert outcome.output.splitlines()[-1].startswith("verdict    NOT AUTHENTICATED: ")
+    digest_only = run("verify", "-", "--digest-only", stdin=files["packed"].read_bytes())
+    assert digest_only.exit_code == 0, digest_only.output
+    assert "NOT AUTHENTICATED" not in digest_only.output
+
+
+def _forgeries() -> dict[str, dict[str, Any]]:
+    """What a forger makes of the sealed log without the arena's private key."""
+    stripped = {k: v for k, v in SEALED.items() if k != "integrity"}
+    swapped = json.loads(json.dumps(stripped))
+    swapped["seats"][0]["bot_id"], swapped["seats"][1]["bot_id"] = (
+        swapped["seats"][1]["bot_id"],
+        swapped["seats"][0]["bot_id"],
+    )
+    resealed = {**swapped, "integrity": {**SEALED["integrity"], "sha256": digest(swapped)}}
+    flipped_signature = json.loads(json.dumps(SEALED))
+    signature = bytearray(base64.b64decode(flipped_signature["integrity"]["signature"]))
+    signature[0] ^= 1
+    flipped_signature["integrity"]["signature"] = base64.b64encode(signature).decode()
+    return {
+        "seal stripped": stripped,
+        "seats swapped, digest recomputed": resealed,
+        "signature bit flipped": flipped_signature,
+    }
+
+
+@pytest.mark.parametrize("name", list(_forgeries()))
+def test_a_forgery_never_verifies(files: dict[str, Path], tmp_path: Path, name: str) -> None:
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(_forgeries()[name]))
+    without_key = run("verify", str(path))
+    assert without_key.exit_code != 0, without_key.output
+    with_key = run("verify", str(path), "--public-key", str(files["key"]))
+    assert with_key.exit_code == 1, with_key.output
+    assert "integrity  FAILED" in with_key.output
+
+
+def test_verify_fetches_the_arenas_key_from_its_url(files: dict[str, Path]) -> None:
+    pem = files["key"].read_bytes()
+
+    def arena(environ: dict[str, Any], start: Any) -> list[bytes]:
+        found = environ["PATH_INFO"] == KEY_PATH
+        start("200 OK" if found else "404 Not Found", [("Content-Type", "application/x-pem-file")])
+        return [pem if found else b""]
+
+    with running(arena) as url:
+        base = url.removesuffix("/bot")
+        outcome = run("verify", str(files["json"]), "--url", base)
+        assert outcome.exit_code == 0, outcome.output
+        assert outcome.output.startswith("integrity  ok: SHA-256 ")
+        wrong = run("verify", str(files["json"]), "--url", base + "/elsewhere")
+    assert wrong.exit_code == 1 and "could not fetch the arena's key" in wrong.output
 
 
 def test_verify_refuses_another_arenas_key(files: dict[str, Path]) -> None:
@@ -95,8 +160,49 @@ def test_verify_reports_the_first_discrepancy_of_an_unsealed_log(files: dict[str
     assert outcome.exit_code == 1
     lines = outcome.output.splitlines()
     assert lines[0] == "integrity  not sealed"
-    assert lines[2].startswith("referee    FAILED: hand 1, decision ")
-    assert "not pending" in lines[2]
+    assert lines[3].startswith("referee    FAILED: hand 1, decision ")
+    assert "not pending" in lines[3]
+
+
+def test_verify_checks_the_deals_with_the_revealed_secret(files: dict[str, Path]) -> None:
+    key = str(files["key"])
+    outcome = run("verify", str(files["json"]), "--secret", DEAL_SECRET.hex(), "--public-key", key)
+    assert outcome.exit_code == 0, outcome.output
+    label = LOG.deals.label
+    assert f"deals      ok: every deal follows from the committed secret, label {label!r}" in (
+        outcome.output
+    )
+
+
+def test_verify_fails_with_a_secret_that_was_not_committed(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["json"]), "--secret", "00" * 32)
+    assert outcome.exit_code == 1
+    assert "deals      FAILED: match: deals: the secret does not match the commitment" in (
+        outcome.output
+    )
+
+
+def test_verify_fails_when_the_deals_are_not_the_committed_ones(tmp_path: Path) -> None:
+    """A match played by the rules from other deals than it claims: the referee finds nothing
+    wrong, only the commitment can tell."""
+    log = record(PROFILES["pass_next"], 12, forfeiting_players(12))
+    forged = dataclasses.replace(log, deals=LOG.deals)  # claims LOG's label and commitment
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged.to_json()))
+    assert run("verify", str(path), "--digest-only").exit_code == 0  # no secret: cannot tell
+    outcome = run("verify", str(path), "--secret", DEAL_SECRET.hex())
+    assert outcome.exit_code == 1
+    label = LOG.deals.label
+    assert (
+        f"deals      FAILED: hand 1: deals: not the deal the committed secret gives for {label!r}"
+        in outcome.output
+    )
+
+
+def test_verify_refuses_a_secret_that_is_not_hex(files: dict[str, Path]) -> None:
+    outcome = run("verify", str(files["json"]), "--secret", "not-hex")
+    assert outcome.exit_code == 2
+    assert "a deal secret is 64 hexadecimal characters" in outcome.output
 
 
 def test_verify_with_a_key_refuses_an_unsealed_log(files: dict[str, Path]) -> None:
@@ -205,7 +311,7 @@ def test_export_needs_a_hand_and_a_seat(files: dict[str, Path]) -> None:
 
 def test_python_dash_m_replays(files: dict[str, Path]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "replays", "verify", str(files["packed"])],
+        [sys.executable, "-m", "replays", "verify", str(files["packed"]), "--digest-only"],
         capture_output=True,
         text=True,
         check=False,

@@ -116,7 +116,7 @@ def test_a_changed_match_id_is_found_at_the_first_decision() -> None:
     """The match id is in every request and every decision id."""
     data = reloaded(_hashed_log().to_json())
     data["match_id"] = "another-match"
-    result = verify(read_log(data))
+    result = verify(read_log(data), check_requests=False)
     assert result.discrepancy is not None
     assert (result.discrepancy.hand, result.discrepancy.decision) == (1, 0)
     assert "decision id 'tournament-1:table-6:match-1:1:0' where 'another-match:1:0' is due" in (

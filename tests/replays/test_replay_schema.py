@@ -1,4 +1,4 @@
-"""The JSON Schema of gongzhu-replay/1: shipped with the package, valid, and precise enough to
+"""The JSON Schema of the current log format: shipped with the package, valid, and precise enough to
 refuse a log with a wrong shape (the referee's verification judges the content)."""
 
 from __future__ import annotations

@@ -18,11 +18,13 @@ from replays.log import MatchLog
 from replays.upgrade import LogReadError, read_log
 from replays.verify import Discrepancy, replay, verify
 from tests.replays.replay_support import (
+    DEAL_SECRET,
     KEY_ID,
     PROFILES,
     PUBLIC_KEYS,
     ScriptedSeat,
     always,
+    forfeiting_players,
     house_seat,
     in_turn,
     record,
@@ -88,6 +90,18 @@ def swap_deal_card(data: Data, hand: int, a: int, b: int) -> None:
     deal = data["hands"][hand - 1]["deal"]
     deal[a][5], deal[b][5] = deal[b][5], deal[a][5]
     deal[a], deal[b] = CardSet.parse(deal[a]).names(), CardSet.parse(deal[b]).names()
+
+
+def test_a_card_moved_between_two_deals_is_not_the_committed_deal() -> None:
+    """With the tournament's revealed secret, the deal itself is checked first."""
+    data = reloaded(CLEAN.to_json())
+    swap_deal_card(data, 2, 1, 3)
+    result = verify(read_log(data), secret=DEAL_SECRET)
+    assert result.discrepancy is not None and (result.discrepancy.hand, result.decisions) == (2, 0)
+    assert result.discrepancy.message == (
+        f"deals: not the deal the committed secret gives for {CLEAN.deals.label!r}"
+    )
+    assert verify(CLEAN, secret=DEAL_SECRET).deals_checked
 
 
 def test_a_card_moved_between_two_deals_breaks_the_first_request_it_changes() -> None:
@@ -411,3 +425,30 @@ def test_one_changed_byte_of_the_packed_log_is_found() -> None:
         broken[position] ^= 1 << rng.randrange(8)
         with pytest.raises((zlib.error, ValueError, IntegrityError)):
             check(unpack(bytes(broken)), PUBLIC_KEYS)
+
+
+# -- forfeits -----------------------------------------------------------------------------------
+
+FORFEITED = record(Rules(fixed_hands=2), 21, forfeiting_players(21))
+
+
+def test_a_log_that_hides_a_forfeit_is_refused() -> None:
+    """The forfeited seat ranked by its points instead of last: everything else is left as the
+    arena wrote it, so only the comparison of the logged forfeits with the faults can tell."""
+    assert FORFEITED.forfeited == (2,)
+
+    def hide(data: Data) -> None:
+        data["forfeited"] = []
+        data["places"] = list(data["outcome"]["places"])
+
+    found = tampered(FORFEITED, hide)
+    assert (found.hand, found.decision) == (None, None)
+    assert found.message == "forfeits: log says [], the faults give [2]"
+
+
+def test_a_log_that_invents_a_forfeit_is_refused() -> None:
+    def invent(data: Data) -> None:
+        data["forfeited"] = [1, 2]
+
+    found = tampered(FORFEITED, invent)
+    assert found.message == "forfeits: log says [1, 2], the faults give [2]"

@@ -1,6 +1,6 @@
-"""Old logs stay readable: the golden version 1 log reads and verifies as it was sealed, and a
-log of an older format is upgraded through the registered chain (tested with a hypothetical
-version 0, as version 1 will be once version 2 exists)."""
+"""Old logs stay readable: the golden logs of every version read and verify as they were
+sealed, version 1 through the registered upgrade to version 2, and a log of an older format is
+upgraded through the chain (also tested with a hypothetical version 0)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,18 @@ import pytest
 from click.testing import CliRunner
 
 from replays.cli import main
+from replays.deals import DealScheme, DealSource
 from replays.integrity import check, key_id_of, public_key_from_pem
 from replays.log import FORMAT, MatchLog, Status
 from replays.schema import validate
 from replays.upgrade import UPGRADES, LogReadError, read_log, upgrade
 from replays.verify import verify
+from tests.replays.make_fixture import FIXTURE_SECRET
 from tests.replays.replay_support import KEY_ID
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = FIXTURES / "replay-1.json"
+CURRENT = FIXTURES / "replay-2.json"
 OLD = FIXTURES / "replay-0.json"
 PUBLIC_KEY = public_key_from_pem((FIXTURES / "replay-1.pub.pem").read_bytes())
 Data = dict[str, Any]
@@ -49,9 +52,32 @@ def test_the_golden_log_is_still_sealed_valid_and_verified() -> None:
     assert log.forfeited == (2,) and log.places[2] == 4
 
 
-@pytest.mark.skipif(FORMAT != "gongzhu-replay/1", reason="the writer has moved to a newer format")
+def current() -> Data:
+    data: Data = json.loads(CURRENT.read_text("utf-8"))
+    return data
+
+
+def test_the_golden_version_1_log_reads_with_its_seed_unchecked() -> None:
+    log = read_log(golden())
+    assert log.deals == DealSource(DealScheme.UNCHECKED, seed="fixture")
+    assert not verify(log).deals_checked
+
+
+def test_the_golden_current_log_is_sealed_valid_and_its_deals_follow_from_the_secret() -> None:
+    data = current()
+    assert data["format"] == FORMAT == "gongzhu-replay/2"
+    check(data, {KEY_ID: PUBLIC_KEY})
+    validate(data)
+    log = read_log(data)
+    assert verify(log).ok and not verify(log).deals_checked  # the secret is not in the log
+    result = verify(log, secret=FIXTURE_SECRET)
+    assert result.ok and result.deals_checked, result.discrepancy
+    statuses = {d.status for hand in log.hands for d in hand.decisions}
+    assert statuses == set(Status)
+
+
 def test_the_writer_still_writes_the_golden_log_exactly() -> None:
-    data = golden()
+    data = current()
     del data["integrity"]
     assert MatchLog.from_json(data).to_json() == data
 
@@ -94,13 +120,13 @@ def old() -> Data:
 
 
 def test_an_old_format_is_unknown_until_an_upgrade_is_registered() -> None:
-    assert UPGRADES == {}  # today, version 1 is the only format there ever was
+    assert set(UPGRADES) == {"gongzhu-replay/1"}  # versions 1 and 2 are all there ever were
     with pytest.raises(LogReadError, match="unknown log format 'gongzhu-replay/0'"):
         read_log(old())
 
 
 def test_an_old_log_is_upgraded_read_and_verified(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", (FORMAT, upgrade_0_to_1))
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/1", upgrade_0_to_1))
     stored = old()
     check(stored, {KEY_ID: PUBLIC_KEY})  # the seal covers the stored, old bytes
     log = read_log(stored)
@@ -111,7 +137,7 @@ def test_an_old_log_is_upgraded_read_and_verified(monkeypatch: pytest.MonkeyPatc
 
 def test_a_chain_of_upgrades_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/0.5", players_to_seats))
-    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0.5", (FORMAT, moves_to_applied))
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0.5", ("gongzhu-replay/1", moves_to_applied))
     current = upgrade(old())
     assert current["format"] == FORMAT
     assert read_log(current) == read_log(golden())
@@ -125,14 +151,14 @@ def test_a_circle_of_upgrades_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_a_wrong_upgrade_is_caught_when_the_log_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", (FORMAT, players_to_seats))
-    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/1 log: KeyError"):
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/1", players_to_seats))
+    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/2 log: KeyError"):
         read_log(old())
 
 
 def test_the_cli_reads_an_old_log(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", (FORMAT, upgrade_0_to_1))
+    monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/1", upgrade_0_to_1))
     key = str(FIXTURES / "replay-1.pub.pem")
     outcome = CliRunner().invoke(main, ["verify", str(OLD), "--public-key", key])
     assert outcome.exit_code == 0, outcome.output
-    assert "format     ok: gongzhu-replay/1, from gongzhu-replay/0" in outcome.output
+    assert "format     ok: gongzhu-replay/2, from gongzhu-replay/0" in outcome.output

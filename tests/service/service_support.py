@@ -8,6 +8,7 @@ from flask.testing import FlaskClient
 
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Game, Rules
+from replays.deals import DealSource
 from replays.integrity import key_id_of, private_key_from_pem, seal
 from replays.log import SeatInfo, TimeControl
 from service import Config
@@ -51,7 +52,7 @@ def sealed_log(
         game,
         players,
         match_id=match_id,
-        seed=str(seed),
+        deals=DealSource.practice(str(seed)),
         time_control=TimeControl(1000, 30000, 5),
         tournament_id=tournament_id,
         table_id="table-1" if tournament_id else None,

@@ -3,14 +3,17 @@ submits, Next hand, difficulty changes, hints, registered bots as opponents, the
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
-from referee import Rules
+from referee import CardSet, Rules, deal_from_seed
+from replays.deals import DealScheme, DealSource, commitment_of, parse_secret
 from replays.integrity import unpack
 from replays.upgrade import read_log
+from replays.verify import verify
 from tests.service.play_support import ALL_EASY, one_hand, referee_game, seed_where
 from tests.service.service_support import bearer, register
 from workers.store import Store
@@ -82,6 +85,39 @@ def test_a_match_is_played_to_its_end_recorded_unrated_and_verifiable(
     assert verified["ok"] is True and verified["hands"] == 2
     page = client.get(f"/matches/{state['match_id']}")
     assert page.status_code == 200 and b"a human game on the Play page" in page.data
+
+
+def test_a_game_is_dealt_from_a_secret_committed_at_the_start_and_revealed_at_the_end(
+    client: FlaskClient, store: Store
+) -> None:
+    state = start(client, rules=one_hand())
+    deals = state["deals"]
+    assert deals["scheme"] == "committed" and deals["secret"] is None and deals["seed"] is None
+    assert "secret" not in json.dumps({k: v for k, v in state.items() if k != "deals"})
+    stored = store.get_human_game(state["id"])
+    assert stored is not None and stored.deals.secret is not None
+    assert stored.deals.secret not in json.dumps(state)  # not shown while the game is played
+    commitment = deals["commitment"]
+    state = play_to_the_end(client, state)
+    secret = parse_secret(state["deals"]["secret"])
+    assert commitment_of(secret) == commitment
+    log = read_log(unpack(store.replay_blob(state["match_id"]) or b""))
+    assert log.deals.scheme is DealScheme.COMMITTED and log.deals.commitment == commitment
+    result = verify(log)
+    assert result.ok and result.deals_checked  # the log carries its secret: nothing else needed
+    assert client.post(f"/api/matches/{state['match_id']}/verify").json["deals_checked"]
+
+
+def test_a_seed_chosen_by_the_player_is_practice_and_the_replay_says_so(
+    client: FlaskClient, store: Store
+) -> None:
+    state = play_to_the_end(client, start(client, rules=one_hand(), seed="my-seed"))
+    assert state["deals"] == {"scheme": "practice", "commitment": None, "secret": None,
+                              "seed": "my-seed"}  # fmt: skip
+    log = read_log(unpack(store.replay_blob(state["match_id"]) or b""))
+    assert log.deals == DealSource.practice("my-seed")
+    assert log.hands[0].deal == tuple(CardSet(m) for m in deal_from_seed("my-seed", 1))
+    assert verify(log).deals_checked
 
 
 def test_the_state_shows_only_the_persons_hand_and_the_referees_reasons(

@@ -11,6 +11,7 @@ from referee import Rules
 from replays.integrity import pack, public_key_from_pem
 from replays.log import TimeControl
 from service import Config
+from service.api import matches
 from service.pages import views
 from service.pages.views import viewer_data
 from tests.service.service_support import sealed_log
@@ -102,10 +103,34 @@ def test_replay_public_key_and_verification(
     assert client.get("/api/matches/nope/replay").status_code == 404
     assert client.post("/api/matches/nope/verify").status_code == 404
     # a changed stored log is caught
-    tampered = {**log, "seed": "99"}
+    tampered = {**log, "deals": {**log["deals"], "seed": "99"}}
     store.redis.set("gz:replay:m1", pack(tampered))
     report = client.post("/api/matches/m1/verify").json
     assert report["ok"] is False and "changed after it was sealed" in report["integrity"]
+
+
+def test_a_verification_is_computed_once_and_answered_from_the_store(
+    client: FlaskClient,
+    store: Store,
+    recorded: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A flood of /verify runs the referee once per log, not once per request; a stored log
+    that was changed (a different blob) is verified afresh."""
+    runs: list[str] = []
+    real = matches.verify
+
+    def counted(log: Any, **kwargs: Any) -> Any:
+        runs.append(log.match_id)
+        return real(log, **kwargs)
+
+    monkeypatch.setattr(matches, "verify", counted)
+    answers = [client.post("/api/matches/m2/verify").json for _ in range(5)]
+    assert runs == ["m2"] and all(a == answers[0] for a in answers) and answers[0]["ok"]
+    log = recorded["logs"][1]
+    store.redis.set("gz:replay:m2", pack({**log, "rated": not log["rated"]}))
+    changed = client.post("/api/matches/m2/verify").json
+    assert runs == ["m2", "m2"] and changed["ok"] is False
 
 
 def test_a_match_announced_before_it_finishes(store: Store, config: Config) -> None:

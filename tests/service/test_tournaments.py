@@ -8,7 +8,9 @@ import pytest
 from flask.testing import FlaskClient
 from rq import Queue
 
+from replays.deals import commitment_of
 from tests.service.service_support import bearer, operator, register
+from workers.records import HOUSE_BOTS, TournamentStatus
 from workers.store import Store
 
 
@@ -63,6 +65,28 @@ def test_create_get_list_start_cancel(client: FlaskClient, bot_id: str, store: S
         assert client.post(f"/api/tournaments/nope/{action}", headers=operator()).status_code == 404
     assert client.get("/api/tournaments/nope").status_code == 404
     assert client.get("/api/tournaments/nope/standings").status_code == 404
+
+
+def test_the_deal_commitment_is_public_from_the_start_and_the_secret_only_at_the_end(
+    client: FlaskClient, bot_id: str, store: Store
+) -> None:
+    made = create(client, name="cup", participants=[bot_id]).json
+    commitment, tid = made["deal_commitment"], made["id"]
+    assert len(commitment) == 64 and made["deal_secret"] is None
+    started = client.post(f"/api/tournaments/{tid}/start", headers=operator()).json
+    assert (started["deal_commitment"], started["deal_secret"]) == (commitment, None)
+    assert client.get("/api/tournaments").json["items"][0]["deal_secret"] is None
+    page = client.get(f"/tournaments/{tid}").get_data(as_text=True)
+    assert commitment in page and 'id="deal-secret-pending"' in page
+    secret = store.deal_secret(tid)
+    assert secret.hex() not in client.get(f"/api/tournaments/{tid}").get_data(as_text=True)
+    cancelled = client.post(f"/api/tournaments/{tid}/cancel", headers=operator()).json
+    assert cancelled["deal_secret"] == secret.hex()
+    assert commitment_of(bytes.fromhex(cancelled["deal_secret"])) == commitment
+    assert client.get(f"/api/tournaments/{tid}").json["deal_secret"] == secret.hex()
+    assert secret.hex() in client.get(f"/tournaments/{tid}").get_data(as_text=True)
+    other = create(client, name="another", participants=[bot_id]).json
+    assert other["deal_commitment"] != commitment  # a fresh secret for every tournament
 
 
 def test_operator_endpoints_need_the_operator_token(client: FlaskClient, bot_url: str) -> None:
@@ -141,3 +165,20 @@ def test_schedules(client: FlaskClient) -> None:
     path = f"/api/schedules/{made.json['id']}"
     assert client.delete(path, headers=operator()).status_code == 204
     assert client.delete(path, headers=operator()).status_code == 404
+
+
+def test_a_tournament_done_with_failures_keeps_its_secret_until_cancelled(
+    client: FlaskClient, bot_id: str, store: Store
+) -> None:
+    tid = create(client, name="cup", participants=[bot_id, "house:easy"]).json["id"]
+    store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
+    store.set_tournament_total(tid, 1)
+    store.create_match(f"{tid}-m1", seats=[bot_id, *HOUSE_BOTS], tournament_id=tid)
+    assert store.mark_match_failed(f"{tid}-m1", "ValueError: boom")
+    assert not store.mark_match_failed(f"{tid}-m1", "ValueError: boom")  # once
+    shown = client.get(f"/api/tournaments/{tid}").json
+    assert shown["status"] == "done_with_failures" and shown["deal_secret"] is None
+    assert shown["failures"] == [{"match_id": f"{tid}-m1", "reason": "ValueError: boom"}]
+    cancelled = client.post(f"/api/tournaments/{tid}/cancel", headers=operator())
+    assert cancelled.status_code == 200 and cancelled.json["status"] == "cancelled"
+    assert commitment_of(bytes.fromhex(cancelled.json["deal_secret"])) == shown["deal_commitment"]

@@ -52,18 +52,18 @@ def test_fewer_than_four_entrants_are_filled_with_house_bots() -> None:
     ]
 
 
-def test_duplicate_rotations_share_the_seed_and_rotate_the_seats() -> None:
+def test_duplicate_rotations_share_the_deal_label_and_rotate_the_seats() -> None:
     matches = plan(_players(5), seed="t", duplicate=True, matches_per_table=2)
     assert len(matches) == 5 * 2 * 4
     by_deal: dict[tuple[int, int], list] = {}
     for m in matches:
         by_deal.setdefault((m.table, m.deal), []).append(m)
     for group in by_deal.values():
-        assert len({m.seed for m in group}) == 1
+        assert len({m.deal_label for m in group}) == 1
         first = group[0].seats
         assert [m.seats for m in group] == [first[r:] + first[:r] for r in range(4)]
         for player in first:  # every participant holds every seat once
             assert sorted(m.seats.index(player) for m in group) == [0, 1, 2, 3]
     assert len({m.match_id("t") for m in matches}) == len(matches)
-    assert len({m.seed for m in matches}) == 5 * 2
+    assert len({m.deal_label for m in matches}) == 5 * 2
     assert len(plan(_players(5), seed="t", duplicate=False, matches_per_table=1)) == 5

@@ -134,7 +134,7 @@ def test_a_round_robin_of_five_completes_with_duplicate_deals(
     assert len(logs) == 20
     by_seed: dict[str, list[Any]] = defaultdict(list)
     for log in logs.values():
-        by_seed[log.seed].append(log)
+        by_seed[log.deals.label or ""].append(log)
     assert len(by_seed) == 5
     for rotations in by_seed.values():
         assert len(rotations) == 4

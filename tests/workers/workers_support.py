@@ -13,6 +13,7 @@ from typing import Any
 
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Game, Rules
+from replays.deals import DealSource
 from replays.log import MatchLog, SeatInfo, TimeControl
 from workers.bot_client import HttpSeat
 from workers.match import InProcessSeat, play_match
@@ -131,7 +132,11 @@ def play_one(url: str, tc: TimeControl, *, allow_private: bool = True) -> MatchL
     others = [InProcessSeat(LowestCard(), SeatInfo(s, f"house-{s}", "lowest")) for s in (1, 2, 3)]
     try:
         return play_match(
-            Game(RULES, seed=7), [http, *others], match_id="m-1", seed="7", time_control=tc
+            Game(RULES, seed="7"),
+            [http, *others],
+            match_id="m-1",
+            deals=DealSource.practice("7"),
+            time_control=tc,
         )
     finally:
         http.close()
