@@ -17,8 +17,9 @@ Either way the match is played again from its deal seed and
 :meth:`~workers.store.Store.record_result` counts it once. With the defaults (heartbeat every
 15 s, abandoned 60 s after it is due, sweeps every 30 s) a dead worker's match is queued again
 within 15 + 60 + 30 = 105 s. A job that has used up its retries is left in rq's failed
-registry; the sweep then marks its match failed (:mod:`workers.failures`).
-docs/OPERATIONS.md explains each setting.
+registry; the sweep then marks its match failed (:mod:`workers.failures`). The sweep also
+queues again any match job an older arena parked in rq's scheduled registry
+(:func:`release_parked_match_jobs`). docs/OPERATIONS.md explains each setting.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from typing import Any
 import redis
 from rq import Queue, Retry, Worker
 from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
 
 from workers.config import Config
-from workers.failures import settle_failed_matches
+from workers.failures import MATCH_JOB_PREFIX, settle_failed_matches
 from workers.store import Store
 
 RUN_MATCH = "workers.jobs.run_match"
@@ -43,7 +45,7 @@ _LIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHE
 
 
 def match_job_id(match_id: str) -> str:
-    return f"match-{match_id}"
+    return f"{MATCH_JOB_PREFIX}{match_id}"
 
 
 def enqueue_match(queue: Queue, match_id: str) -> None:
@@ -60,6 +62,23 @@ def enqueue_match(queue: Queue, match_id: str) -> None:
         job_timeout=MATCH_JOB_TIMEOUT_S,
         retry=Retry(max=MATCH_RETRIES),  # no interval: see the module's docstring
     )
+
+
+def release_parked_match_jobs(queue: Queue) -> list[str]:
+    """Queue again the match jobs found in rq's scheduled registry, and return their ids. The
+    arena schedules no match job; those are an older version's retries (queued with an
+    interval, for a scheduler nobody ran), which would otherwise leave their tournaments
+    ``running`` for good after an upgrade."""
+    registry = ScheduledJobRegistry(queue=queue)
+    job_ids = [j for j in registry.get_job_ids() if j.startswith(MATCH_JOB_PREFIX)]
+    jobs = Job.fetch_many(job_ids, connection=queue.connection)
+    with queue.connection.pipeline() as pipe:
+        for job_id, job in zip(job_ids, jobs, strict=True):
+            if job is not None:
+                queue.enqueue_job(job, pipeline=pipe)
+            registry.remove(job_id, pipeline=pipe)
+        pipe.execute()
+    return job_ids
 
 
 class ArenaWorker(Worker):
@@ -83,6 +102,8 @@ class ArenaWorker(Worker):
     def clean_registries(self) -> None:
         super().clean_registries()  # abandoned jobs are retried, or failed when out of retries
         for queue in self.queues:
+            for job_id in release_parked_match_jobs(queue):
+                self.log.warning("job %s was parked in the scheduled registry: queued", job_id)
             for match_id in settle_failed_matches(queue, self.store):
                 self.log.warning("match %s failed for good: marked failed", match_id)
 

@@ -7,11 +7,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from rq.job import Job
+from rq import Queue
+from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
 
+from tests.reliability.accounting import account
+from tests.workers.conftest import environment
 from tests.workers.crashes import alive, crash_config, horse_of, recovery_bound_s, sigkill, wait_for
 from tests.workers.test_worker_tournaments import (
     Deliberate,
@@ -23,6 +28,7 @@ from tests.workers.test_worker_tournaments import (
     _start,
 )
 from workers.config import Config
+from workers.jobs import run_tournament
 from workers.queueing import MATCH_RETRIES, match_job_id
 from workers.records import MatchStatus
 from workers.store import Store
@@ -100,3 +106,26 @@ def test_a_match_killed_mid_play_is_played_again_and_recorded_once(
         recorded_after_s=round(recovery_s, 1),
         retries_left=retries_left,
     )
+
+
+def test_a_match_job_an_older_arena_parked_in_the_scheduled_registry_is_played(
+    config: Config, store: Store, start_worker: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old ``Retry(interval=1)`` left a crashed match's job in rq's scheduled registry,
+    which no process empties: after the upgrade a worker's sweep queues it again."""
+    for name, value in environment(config).items():
+        monkeypatch.setenv(name, value)
+    tournament_id = _start(config, store, ["house:easy"])  # 4 matches of house bots
+    run_tournament(tournament_id)  # plans and queues them (the worker gets a no-op after)
+    queue = Queue(config.queue_name, connection=store.redis)
+    parked = Job.fetch(match_job_id(f"{tournament_id}-t1-d1-r2"), connection=store.redis)
+    queue.remove(parked)
+    queue.schedule_job(parked, datetime.now(UTC) + timedelta(seconds=1))  # as the old retry did
+    assert parked.get_status() is JobStatus.SCHEDULED
+    start_worker()
+    wait_for(lambda: _done(store, tournament_id), 30, "the parked match to be played")
+    accounting = account(store, tournament_id)
+    assert (accounting.planned, accounting.recorded) == (4, 4)
+    assert (accounting.lost, accounting.duplicated) == (0, 0)
+    assert len(_logs(config, store, tournament_id)) == 4
+    assert ScheduledJobRegistry(queue=queue).count == 0
