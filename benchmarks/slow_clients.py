@@ -8,8 +8,10 @@ Each configuration of gunicorn (the Procfile's ``web`` line, and the others comp
 serves a fresh Redis holding one tournament. Then, for ``--seconds``, ``--readers`` threads read
 ``/health`` and the tournament's standings in a loop (each request with a 5 s timeout), first
 alone ("calm"), then while ``--slow`` connections each send one byte of their request's headers
-every 2 s and never finish it (slowloris). Everything runs on loopback and stops by itself: the
-slow connections are closed when the readers stop.
+every 2 s and never finish it (slowloris), while ``--players`` people start games against Hard
+(CPU-bound requests), while 32 clients flood ``/verify``, and while 10 clients flood a bot's
+endpoint changes to an address that never answers. Everything runs on loopback and stops by
+itself: each load stops when its readers stop.
 """
 
 from __future__ import annotations
@@ -18,15 +20,19 @@ import argparse
 import asyncio
 import json
 import os
+import socket
 import statistics
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmarks.web import fresh_redis, web_command, web_service
 
@@ -128,61 +134,119 @@ def slow_connections(host: str, port: int, count: int) -> Iterator[list[int]]:
 
 
 def measure(command: str, name: str, args: argparse.Namespace, workdir: Path) -> list[str]:
-    """The calm and the slowloris reads of one gunicorn configuration."""
-    from referee import Rules
-    from replays.log import TimeControl
-    from workers.records import Format, TournamentSpec
-
-    with fresh_redis(workdir / name, fsync="no") as (server, store, keys):
-        spec = TournamentSpec(
-            "slow", ("house:easy",), Format(), Rules(), TimeControl(1000, 30_000, 5)
+    """The reads of one gunicorn configuration: calm, and under each kind of hostile load."""
+    with fresh_redis(workdir / name, fsync="no") as (server, store, keys), black_hole() as nowhere:
+        tid, match_id = recorded_match(store, keys)
+        bot, token = store.create_bot(
+            name="flooder", endpoint=nowhere, description="", contact="", version="1", secret="s"
         )
-        tid = store.create_tournament(spec)
         with web_service(server.url, keys, command=command) as base:
             urls = [f"{base}/health", f"{base}/api/tournaments/{tid}/standings"]
-            calm = read_loop(urls, args.seconds, args.readers)
             host, port = base.removeprefix("http://").split(":")
+            lines = [read_loop(urls, args.seconds, args.readers).line(name, "calm")]
             with slow_connections(host, int(port), args.slow) as opened:
                 slow = read_loop(urls, args.seconds, args.readers)
-            with busy_players(base, args.players) as started:
-                busy = read_loop(urls, args.seconds, args.readers)
-            return [
-                calm.line(name, "calm"),
-                slow.line(name, f"{opened[0]} slow connections"),
-                busy.line(name, f"{args.players} players vs Hard ({started[0]} games)"),
-            ]
+            lines.append(slow.line(name, f"{opened[0]} slow connections"))
+            play = json.dumps({"opponents": ["house:hard"] * 3, "seat": 3}).encode()
+            change = json.dumps({"endpoint": nowhere}).encode()
+            owner = {"Authorization": f"Bearer {token}"}
+            loads = [
+                (f"{args.players} players vs Hard", args.players, "POST", "/api/play", play, {}),
+                ("32 clients flooding /verify", 32, "POST", f"/api/matches/{match_id}/verify",
+                 None, {}),
+                ("10 clients flooding endpoint changes to a black hole", 10, "PATCH",
+                 f"/api/bots/{bot.id}", change, owner),
+            ]  # fmt: skip
+            for phase, clients, method, path, body, headers in loads:
+                with flood(clients, method, base + path, body, headers) as answers:
+                    done = read_loop(urls, args.seconds, args.readers)
+                shown = ", ".join(f"{n} x {s}" for s, n in sorted(answers.items()))
+                lines.append(done.line(name, f"{phase} ({shown})"))
+            return lines
+
+
+def recorded_match(store: Any, keys: Any) -> tuple[str, str]:
+    """A tournament, and a one-hand match of four lowest-card bots recorded outside it."""
+    from bot_sdk.examples.lowest_card import LowestCard
+    from referee import Game, Rules
+    from replays.deals import DealSource
+    from replays.integrity import key_id_of, seal
+    from replays.log import SeatInfo, TimeControl
+    from workers.match import InProcessSeat, play_match
+    from workers.records import Format, TournamentSpec
+
+    tc = TimeControl(1000, 30_000, 5)
+    tid = store.create_tournament(TournamentSpec("slow", ("house:easy",), Format(), Rules(), tc))
+    seats = [InProcessSeat(LowestCard(), SeatInfo(s, f"b{s}", f"b{s}")) for s in range(4)]
+    log = play_match(
+        Game(Rules(fixed_hands=1), seed="s"),
+        seats,
+        match_id="m-verify",
+        deals=DealSource.practice("s"),
+        time_control=tc,
+    )
+    key_id = key_id_of(keys.key.public_key())
+    store.record_result("m-verify", seal(log.to_json(), keys.key, key_id=key_id))
+    return tid, "m-verify"
 
 
 @contextmanager
-def busy_players(base: str, players: int) -> Iterator[list[int]]:
-    """``players`` clients starting games against three Hard house bots, one after another:
-    each start plays the computers' first turns inside the request (CPU-bound work in the web
-    process). Yields a one-item list: the games started."""
+def black_hole() -> Iterator[str]:
+    """A loopback endpoint that accepts connections and never answers; yields its URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    held: list[socket.socket] = []
     stop = threading.Event()
-    started = [0]
-    body = json.dumps({"opponents": ["house:hard"] * 3, "seat": 3}).encode()
 
-    def play() -> None:
+    def accept() -> None:
         while not stop.is_set():
-            request = urllib.request.Request(
-                f"{base}/api/play", data=body, headers={"Content-Type": "application/json"}
-            )
+            with suppress(OSError):
+                held.append(listener.accept()[0])
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/bot"
+    finally:
+        stop.set()
+        thread.join(5)
+        for connection in held:
+            connection.close()
+        listener.close()
+
+
+@contextmanager
+def flood(
+    clients: int, method: str, url: str, body: bytes | None, headers: dict[str, str]
+) -> Iterator[Counter[int]]:
+    """``clients`` threads sending the same request again and again until the block ends;
+    yields the count of answers by status (0: no answer within 30 s)."""
+    stop = threading.Event()
+    answers: Counter[int] = Counter()
+    sent = {"Content-Type": "application/json", **headers} if body else headers
+
+    def send() -> None:
+        while not stop.is_set():
+            request = urllib.request.Request(url, data=body, headers=sent, method=method)
             try:
                 with urllib.request.urlopen(request, timeout=30) as response:
                     response.read()
-                    started[0] += 1
+                    answers[response.status] += 1
+            except urllib.error.HTTPError as error:
+                error.read()
+                answers[error.code] += 1
             except OSError:
-                time.sleep(0.1)
+                answers[0] += 1
 
-    threads = [threading.Thread(target=play, daemon=True) for _ in range(players)]
+    threads = [threading.Thread(target=send, daemon=True) for _ in range(clients)]
     for thread in threads:
         thread.start()
     try:
-        yield started
+        yield answers
     finally:
         stop.set()
         for thread in threads:
-            thread.join(30)
+            thread.join(40)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -193,6 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=4, help="clients playing Hard (4)")
     args = parser.parse_args(argv)
     os.environ["GONGZHU_PLAY_LIMIT"] = "100000 per minute"  # one address starts every game
+    os.environ["GONGZHU_ALLOW_PRIVATE_ENDPOINTS"] = "1"  # the black hole is on loopback
     configurations = {"Procfile (gevent)": web_command(), "gthread (until 2026-12)": GTHREAD}
     print(
         f"{args.readers} readers of /health and a tournament's standings, {args.seconds:g} s a "

@@ -15,6 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import click
 from honcho.environ import parse_procfile
@@ -103,9 +104,12 @@ def run(
     data = DataDir(data_dir.resolve())
     data.log_dir.mkdir(parents=True, exist_ok=True)
     configured = os.environ.get("REDIS_URL")
-    redis_url = configured or f"redis://127.0.0.1:{redis_port}/0"
+    own = {} if configured else {"GONGZHU_REDIS_PASSWORD": data.redis_password()}
+    where = f"127.0.0.1:{redis_port}/0"
+    redis_url = configured or f"redis://:{quote(data.redis_password(), safe='')}@{where}"
     env = {
         **os.environ,
+        **own,
         **data.environment(redis_url, allow_private_endpoints=demo),
         "GONGZHU_DATA_DIR": str(data.path),
         "GONGZHU_REDIS_PORT": str(redis_port),
@@ -119,7 +123,8 @@ def run(
         manager.add_process(name, command, env=env, cwd=str(ROOT))
     url = f"http://127.0.0.1:{port}"
     click.echo(f"Arena data in {data.path}; process logs in {data.log_dir / 'arena.log'}")
-    click.echo(f"Redis: {redis_url if configured else 'its own, at ' + redis_url}")
+    own_redis = f"its own, at redis://{where} (password in {data.path / 'redis-password'})"
+    click.echo(f"Redis: {configured if configured else own_redis}")
     if demo:
         arena = ArenaClient(url, env["GONGZHU_OPERATOR_TOKEN"])
         threading.Thread(target=_demo, args=(arena, data, hands, manager), daemon=True).start()
@@ -155,9 +160,10 @@ def web() -> None:
 @click.option("--dir", "directory", type=click.Path(path_type=Path), required=True)
 @click.option("--port", default=DEFAULT_REDIS_PORT, show_default=True)
 def redis(directory: Path, port: int) -> None:
-    """The arena's own Redis in the foreground (append-only, fsync on every write)."""
+    """The arena's own Redis in the foreground (append-only, fsync on every write), with the
+    password ``GONGZHU_REDIS_PASSWORD`` when it is set (``gongzhu run`` sets it)."""
     directory.mkdir(parents=True, exist_ok=True)
-    command = redis_command(directory, port)
+    command = redis_command(directory, port, password=os.environ.get("GONGZHU_REDIS_PASSWORD"))
     os.execv(command[0], command)
 
 

@@ -29,7 +29,9 @@ SLUGS = {
     415: "unsupported_media_type",
     422: "invalid",
     429: "rate_limited",
+    431: "headers_too_large",
     500: "internal",
+    501: "not_implemented",
     503: "unavailable",
 }
 

@@ -40,6 +40,11 @@ class DataDir:
         """The Fernet key (``GONGZHU_SECRET_KEY``), made on first use."""
         return self._kept("secret.key", Fernet.generate_key).decode()
 
+    def redis_password(self) -> str:
+        """The password of the arena's own Redis, made on first use: no other local user can
+        read or rewrite the arena's data through it."""
+        return self._kept("redis-password", lambda: secrets.token_urlsafe(32).encode()).decode()
+
     def operator_token(self) -> str:
         return self._kept("operator-token", lambda: secrets.token_urlsafe(24).encode()).decode()
 

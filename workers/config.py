@@ -44,6 +44,11 @@ class Config:
     """How long a rotated-out signing secret still signs requests (in-flight matches)."""
     handshake_timeout_s: float = 5.0
     """The whole time a registration's ``hello`` may take."""
+    endpoint_check_limit: str = "10 per minute"
+    """Endpoint changes (each a handshake) a bot's owner may make (flask-limiter syntax)."""
+    handshakes_at_once: int = 8
+    """Endpoint handshakes (registrations and endpoint changes) one web process runs at once;
+    beyond that a request is answered 503 at once rather than wait."""
     trust_proxy_headers: int = 0
     """How many reverse proxies in front of the service set ``X-Forwarded-For``."""
     worker_ttl_s: int = 45
@@ -71,6 +76,8 @@ class Config:
             queue_name=env.get("GONGZHU_QUEUE", DEFAULT_QUEUE),
             secret_grace_s=_number(env, "GONGZHU_SECRET_GRACE_S", DEFAULT_SECRET_GRACE_S),
             handshake_timeout_s=float(_number(env, "GONGZHU_HANDSHAKE_TIMEOUT_S", 5)),
+            endpoint_check_limit=env.get("GONGZHU_ENDPOINT_CHECK_LIMIT", "10 per minute"),
+            handshakes_at_once=_number(env, "GONGZHU_HANDSHAKES_AT_ONCE", 8),
             trust_proxy_headers=_number(env, "GONGZHU_TRUSTED_PROXIES", 0),
             worker_ttl_s=_number(env, "GONGZHU_WORKER_TTL_S", 45),
             job_heartbeat_s=_number(env, "GONGZHU_JOB_HEARTBEAT_S", 15),

@@ -74,11 +74,26 @@ class RedisProcess:
 
 
 def redis_command(
-    directory: Path, port: int, *, fsync: str = "always", binary: str | None = None
+    directory: Path,
+    port: int,
+    *,
+    fsync: str = "always",
+    binary: str | None = None,
+    password: str | None = None,
 ) -> list[str]:
-    """The command line of the arena's Redis: loopback only, append-only, data in ``directory``."""
+    """The command line of the arena's Redis: loopback only, append-only, data in ``directory``;
+    with ``password``, required of every client (kept in ``directory/redis.conf``, readable by
+    its owner only, so that it is not on the command line for every local user to see)."""
+    config = []
+    if password:
+        path = directory / "redis.conf"
+        path.touch(mode=0o600)
+        path.chmod(0o600)
+        path.write_text(f"requirepass {password}\n")
+        config = [str(path)]
     return [
         binary or redis_server_binary(),
+        *config,
         "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
         "--appendonly", "yes", "--appendfsync", fsync, "--save", "", "--daemonize", "no",
     ]  # fmt: skip

@@ -14,7 +14,14 @@ from service.auth import owner_only
 from service.context import arena, store
 from service.endpoints import EndpointError, check_public, check_url
 from service.errors import ApiError, ErrorSchema, field_error
-from service.limits import limiter, register_limit
+from service.limits import (
+    changes_no_endpoint,
+    endpoint_check_limit,
+    handshake_slot,
+    limiter,
+    owner_key,
+    register_limit,
+)
 from service.schemas import (
     BotCredentials,
     BotPublicSchema,
@@ -42,12 +49,13 @@ def _endpoint_checked(url: str, secret: str) -> str:
     except EndpointError as error:
         raise field_error(422, "endpoint", str(error)) from None
     try:
-        info = handshake(
-            url,
-            secret,
-            timeout_s=config.handshake_timeout_s,
-            allow_private=config.allow_private_endpoints,
-        )
+        with handshake_slot():
+            info = handshake(
+                url,
+                secret,
+                timeout_s=config.handshake_timeout_s,
+                allow_private=config.allow_private_endpoints,
+            )
     except HelloError as error:
         raise field_error(422, "endpoint", str(error), error="handshake_failed") from None
     return info.version
@@ -75,6 +83,7 @@ class Bots(MethodView):
     @blp.alt_response(422, schema=ErrorSchema, description="invalid field or failed handshake")
     @blp.alt_response(409, schema=ErrorSchema, description="the name is taken")
     @blp.alt_response(429, schema=ErrorSchema, description="too many registrations")
+    @blp.alt_response(503, schema=ErrorSchema, description="too many endpoint checks at once")
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
         """Register a bot: its endpoint must answer the protocol's hello.
 
@@ -105,9 +114,17 @@ class BotById(MethodView):
         return views.bot(_owned(bot_id))
 
     @owner_only(blp)
+    @limiter.limit(
+        endpoint_check_limit,
+        key_func=owner_key,
+        methods=["PATCH"],
+        exempt_when=changes_no_endpoint,
+    )
     @blp.arguments(BotUpdate)
     @blp.response(200, BotSchema)
     @blp.alt_response(409, schema=ErrorSchema, description="the bot is retired")
+    @blp.alt_response(429, schema=ErrorSchema, description="too many endpoint changes")
+    @blp.alt_response(503, schema=ErrorSchema, description="too many endpoint checks at once")
     def patch(self, args: dict[str, Any], bot_id: str) -> dict[str, Any]:
         """Change the endpoint (checked with a new handshake), description or contact, or allow
         or refuse human games (``allow_human_games``)."""

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+import redis
 import requests
 
 from workers.redis_server import free_port
@@ -61,6 +63,11 @@ def test_the_run_command_plays_the_demo_and_serves_its_standings(tmp_path: Path)
         assert check["ok"], check
         assert f"Play a match:    {base}/play" in output
         assert requests.get(f"{base}/play", timeout=10).status_code == 200
+        password = (tmp_path / "data" / "redis-password").read_text().strip()
+        assert password not in output  # the URL it prints does not show it
+        with pytest.raises(redis.AuthenticationError):  # another local user, without it
+            redis.Redis(port=redis_port).ping()
+        assert redis.Redis(port=redis_port, password=password).ping()
     finally:
         process.send_signal(signal.SIGINT)
         try:

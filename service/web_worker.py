@@ -1,0 +1,40 @@
+"""The web process's gunicorn worker: gevent's event-driven worker (docs/OPERATIONS.md), with
+the answers gunicorn writes itself, before the app sees a request (a request line or headers
+too long, a malformed request), in the arena's one JSON error shape instead of an HTML page.
+
+    gunicorn --worker-class service.web_worker.ArenaWorker 'service.app:from_environment()'
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+
+from gunicorn import util
+from gunicorn.workers.ggevent import GeventWorker
+
+from service.errors import SLUGS
+
+
+def write_json_error(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's ``util.write_error``, answering JSON."""
+    detail = f": {mesg}" if mesg else ""
+    body = json.dumps(
+        {
+            "status": status_int,
+            "error": SLUGS.get(status_int, "bad_request"),
+            "message": f"the server refused the request before reading it ({reason}{detail}): "
+            "keep the request line under 4 KiB and each header under 8 KiB",
+        }
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin1") + body)
+
+
+class ArenaWorker(GeventWorker):
+    def init_process(self) -> None:
+        util.write_error = write_json_error
+        super().init_process()

@@ -1,0 +1,82 @@
+"""Endpoint handshakes cannot be used to flood the web process: a bot's owner may change its
+endpoint only so often, and one web process runs only so many handshakes at once."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from typing import Any
+
+from bot_sdk.examples.lowest_card import LowestCard
+from bot_sdk.server import make_app
+from service import Config, create_app
+from tests.bot_sdk.bot_sdk_support import running
+from tests.service.service_support import bearer, register
+
+
+class SlowHello:
+    """A bot server whose hello takes ``delay_s`` (its other answers are the SDK's)."""
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s = delay_s
+        self.app = make_app(LowestCard, None, verify_signatures=False)
+
+    def __call__(self, environ: dict[str, Any], start: Any) -> Any:
+        time.sleep(self.delay_s)
+        return self.app(environ, start)
+
+
+def test_an_owner_may_change_the_endpoint_only_so_often(config: Config, bot_url: str) -> None:
+    client = create_app(
+        dataclasses.replace(config, endpoint_check_limit="2 per minute")
+    ).test_client()
+    mine, theirs = register(client, bot_url, name="mine"), register(client, bot_url, name="theirs")
+    path = f"/api/bots/{mine['bot']['id']}"
+    for _ in range(2):
+        changed = client.patch(path, json={"endpoint": bot_url}, headers=bearer(mine["token"]))
+        assert changed.status_code == 200, changed.json
+    refused = client.patch(path, json={"endpoint": bot_url}, headers=bearer(mine["token"]))
+    assert refused.status_code == 429 and refused.json["error"] == "rate_limited"
+    assert "2 per 1 minute" in refused.json["message"]
+    other = client.patch(path, json={"description": "no handshake"}, headers=bearer(mine["token"]))
+    assert other.status_code == 200  # a change without a handshake is not counted
+    their_path = f"/api/bots/{theirs['bot']['id']}"
+    theirs_changed = client.patch(
+        their_path, json={"endpoint": bot_url}, headers=bearer(theirs["token"])
+    )
+    assert theirs_changed.status_code == 200  # another owner has a quota of their own
+
+
+def test_a_process_runs_only_so_many_handshakes_at_once(config: Config, bot_url: str) -> None:
+    client = create_app(dataclasses.replace(config, handshakes_at_once=1)).test_client()
+    owners = [register(client, bot_url, name=f"bot{n}") for n in range(2)]
+    with running(SlowHello(0.8)) as slow_url:
+        answers: dict[int, Any] = {}
+
+        def change(n: int) -> None:
+            owner = owners[n]
+            answers[n] = client.patch(
+                f"/api/bots/{owner['bot']['id']}",
+                json={"endpoint": slow_url},
+                headers=bearer(owner["token"]),
+            )
+
+        first = threading.Thread(target=change, args=(0,))
+        first.start()
+        time.sleep(0.2)  # the first handshake is under way
+        began = time.monotonic()
+        change(1)
+        waited = time.monotonic() - began
+        first.join()
+    assert answers[0].status_code == 200, answers[0].json
+    busy = answers[1]
+    assert busy.status_code == 503 and busy.json["error"] == "unavailable"
+    assert "endpoint checks are already in progress" in busy.json["message"]
+    assert waited < 0.75  # answered at once, not after the slow handshake
+    after = client.patch(
+        f"/api/bots/{owners[1]['bot']['id']}",
+        json={"endpoint": bot_url},
+        headers=bearer(owners[1]["token"]),
+    )
+    assert after.status_code == 200  # the slot is free again
