@@ -9,7 +9,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import errors
-from service.api import bots, health, ladder, matches, play, schedules, tournaments
+from service.api import bots, failures, health, ladder, matches, play, schedules, tournaments
 from service.auth import SECURITY_SCHEMES
 from service.context import Arena, install
 from service.docs import ASSETS_URL
@@ -63,6 +63,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
         health.blp,
         bots.blp,
         tournaments.blp,
+        failures.blp,
         schedules.blp,
         matches.blp,
         ladder.blp,

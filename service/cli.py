@@ -262,6 +262,17 @@ def start_tournament(tournament_id: str, url: str, token: str) -> None:
         _echo_json(ArenaClient(url.rstrip("/"), token).operator("POST", path))
 
 
+@tournaments.command("requeue-failed")
+@click.argument("tournament_id")
+@url_option
+@token_option
+def requeue_failed(tournament_id: str, url: str, token: str) -> None:
+    """Play a tournament's failed matches again (each with all its retries)."""
+    with _arena_errors():
+        path = f"/api/tournaments/{tournament_id}/requeue-failed"
+        _echo_json(ArenaClient(url.rstrip("/"), token).operator("POST", path))
+
+
 @tournaments.command("list")
 @url_option
 def list_tournaments(url: str) -> None:
@@ -269,7 +280,8 @@ def list_tournaments(url: str) -> None:
     with _arena_errors():
         for t in ArenaClient(url.rstrip("/")).call("GET", "/api/tournaments?per_page=100")["items"]:
             done, total = t["progress"]["done"], t["progress"]["total"]
-            click.echo(f"{t['id']:<20} {t['status']:<10} {done:>5}/{total:<5} {t['name']}")
+            failed = f" ({t['progress']['failed']} failed)" if t["progress"].get("failed") else ""
+            click.echo(f"{t['id']:<20} {t['status']:<10} {done:>5}/{total:<5} {t['name']}{failed}")
 
 
 @tournaments.command("schedule")

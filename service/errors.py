@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+import redis
 from flask import Flask, Response, jsonify, request
 from marshmallow import Schema, fields
 from werkzeug.exceptions import HTTPException
@@ -136,10 +137,29 @@ def handle_http_exception(exc: HTTPException) -> Response:
     return error_response(from_http_exception(exc))
 
 
+RETRY_AFTER_S = 5
+"""What a ``503`` asks clients to wait: about the time a restarted Redis takes to answer."""
+
+
+def unavailable(exc: redis.ConnectionError | redis.TimeoutError) -> Response:
+    """Redis is down or restarting (loading its data): a ``503``, which a client may retry,
+    not a ``500``."""
+    logger.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
+    return error_response(
+        ApiError(
+            503,
+            "the arena's database is unreachable: try again in a few seconds",
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+    )
+
+
 def register(app: Flask) -> None:
     """Install the handlers; call after flask-smorest's ``Api`` so they take precedence."""
     app.register_error_handler(ApiError, error_response)
     app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(redis.ConnectionError, unavailable)  # BusyLoadingError too
+    app.register_error_handler(redis.TimeoutError, unavailable)
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Response:

@@ -153,6 +153,13 @@ class TournamentCreate(TournamentTemplate):
             raise ValidationError("each participant may be named once")
 
 
+class MatchFailureSchema(Schema):
+    match_id = fields.String(required=True)
+    reason = fields.String(
+        required=True, metadata={"description": "the last line of the error of its last run"}
+    )
+
+
 class TournamentSchema(Schema):
     id = fields.String()
     name = fields.String()
@@ -161,8 +168,18 @@ class TournamentSchema(Schema):
     rules = RulesField()
     time_control = fields.Nested(TimeControlSchema)
     rated = fields.Boolean()
-    status = fields.String()
-    progress = fields.Dict(keys=fields.String(), values=fields.Integer())
+    status = fields.String(
+        metadata={"description": "created, queued, running, done, done_with_failures or cancelled"}
+    )
+    progress = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata={"description": "matches done (recorded), failed and total (planned)"},
+    )
+    failures = fields.List(
+        fields.Nested(MatchFailureSchema),
+        metadata={"description": "the matches whose jobs failed for good, and why"},
+    )
     created_at = fields.String()
     updated_at = fields.String()
     schedule_id = fields.String(allow_none=True)
@@ -220,6 +237,9 @@ class MatchSchema(Schema):
     created_at = fields.String()
     finished_at = fields.String(allow_none=True)
     result = fields.Nested(MatchResultSchema, allow_none=True)
+    failure = fields.String(
+        allow_none=True, metadata={"description": "why a failed match failed (else null)"}
+    )
     deal_label = fields.String(
         allow_none=True,
         metadata={"description": "its deal sequence in the tournament; rotations share it"},

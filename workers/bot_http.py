@@ -5,7 +5,10 @@ bounds each socket operation, not the whole answer, so a bot dripping one byte a
 outlast it; here a watchdog shuts the connection's socket down at the deadline, and the body is
 read in small chunks with the deadline checked between them. Answers are capped at
 :data:`MAX_ANSWER_BYTES`, redirects are not followed, proxies and ``.netrc`` from the environment
-are ignored, and one ``requests.Session`` keeps its connection alive. Unless private endpoints are
+are ignored, and one ``requests.Session`` keeps its connection alive. A request on a kept-alive
+connection that fails before any answer arrives (the bot closed the connection between two
+requests: a stale connection) is sent once more, on a new connection, within what is left of
+the same deadline (docs/PROTOCOL.md, "Transport"). Unless private endpoints are
 allowed, every new connection resolves the host, refuses if any address is not public
 (``workers.addresses``), and connects only to an address it checked: no TCP connection is ever
 opened to a private address, whatever the name re-resolves to (DNS rebinding).
@@ -137,11 +140,24 @@ def connect_public(
     raise error
 
 
-def _guarded(base: type[HTTPConnection], watchdog: _Watchdog, allow_private: bool) -> type:
-    """A connection class that connects only to public addresses (unless ``allow_private``) and
-    hands its socket to the transport's watchdog for each response."""
+class _LastRequest:
+    """Whether the transport's latest request went out on a kept-alive connection."""
+
+    reused = False
+
+
+def _guarded(
+    base: type[HTTPConnection], watchdog: _Watchdog, last: _LastRequest, allow_private: bool
+) -> type:
+    """A connection class that connects only to public addresses (unless ``allow_private``),
+    hands its socket to the transport's watchdog for each response and notes in ``last``
+    whether each request reuses the connection."""
 
     class Guarded(base):  # type: ignore[valid-type,misc]
+        def request(self, *args: Any, **kwargs: Any) -> None:
+            last.reused = self.sock is not None  # connected already: a kept-alive connection
+            super().request(*args, **kwargs)
+
         def _new_conn(self) -> socket.socket:
             if allow_private:
                 sock: socket.socket = super()._new_conn()
@@ -172,23 +188,24 @@ def _guarded(base: type[HTTPConnection], watchdog: _Watchdog, allow_private: boo
 
 
 class _GuardedAdapter(HTTPAdapter):
-    def __init__(self, watchdog: _Watchdog, allow_private: bool) -> None:
+    def __init__(self, watchdog: _Watchdog, last: _LastRequest, allow_private: bool) -> None:
         self._watchdog = watchdog
+        self._last = last
         self._allow_private = allow_private
         super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        watchdog, allow = self._watchdog, self._allow_private
+        watchdog, last, allow = self._watchdog, self._last, self._allow_private
         http = type(
             "GuardedHTTPPool",
             (HTTPConnectionPool,),
-            {"ConnectionCls": _guarded(HTTPConnection, watchdog, allow)},
+            {"ConnectionCls": _guarded(HTTPConnection, watchdog, last, allow)},
         )
         https = type(
             "GuardedHTTPSPool",
             (HTTPSConnectionPool,),
-            {"ConnectionCls": _guarded(HTTPSConnection, watchdog, allow)},
+            {"ConnectionCls": _guarded(HTTPSConnection, watchdog, last, allow)},
         )
         self.poolmanager.pool_classes_by_scheme = {"http": http, "https": https}
 
@@ -210,9 +227,10 @@ class BotTransport:
         self._clock = clock
         self._now = now
         self._watchdog = _Watchdog()
+        self._last = _LastRequest()
         self.session = requests.Session()
         self.session.trust_env = False  # no proxies or .netrc from the process's environment
-        adapter = _GuardedAdapter(self._watchdog, allow_private)
+        adapter = _GuardedAdapter(self._watchdog, self._last, allow_private)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
 
@@ -228,8 +246,20 @@ class BotTransport:
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
         """POST ``body`` and read the whole answer within ``seconds``: its status, redirect
         target and body. Raises :class:`DeadlineError`, :class:`TooLargeError` or a requests
-        error."""
+        error. A stale kept-alive connection is retried once (see the module's doc)."""
         deadline = self._clock() + seconds
+        try:
+            return self._post_once(body, deadline)
+        except requests.ConnectionError as error:
+            if not self._last.reused or isinstance(error, requests.Timeout):
+                raise
+        return self._post_once(body, deadline)  # on a new connection: the failed one is gone
+
+    def _post_once(self, body: bytes, deadline: float) -> tuple[int, str | None, bytes]:
+        self._last.reused = False  # until a connection says it is sending on a kept-alive one
+        seconds = deadline - self._clock()
+        if seconds <= 0:
+            raise DeadlineError
         headers = {
             "Content-Type": "application/json",
             "Accept-Encoding": "identity",

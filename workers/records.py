@@ -45,6 +45,10 @@ class TournamentStatus(enum.StrEnum):
     """Started: its job waits for a worker."""
     RUNNING = "running"
     DONE = "done"
+    DONE_WITH_FAILURES = "done_with_failures"
+    """Every match ended, some of them failed (``failures`` says which and why); the operator
+    can queue those again, or cancel the tournament. Not over: its deal secret stays secret
+    while its failed matches may still be played."""
     CANCELLED = "cancelled"
 
     @property
@@ -57,6 +61,9 @@ class MatchStatus(enum.StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"
+    FAILED = "failed"
+    """Its job failed every time it was run (a bug, a deal that cannot be played, a horse
+    killed again and again); ``failure`` says why. Not recorded, so never counted."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +105,12 @@ class TournamentSpec:
 
 
 @dataclass(frozen=True)
+class MatchFailure:
+    match_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Tournament:
     id: str
     spec: TournamentSpec
@@ -109,6 +122,8 @@ class Tournament:
     created_at: str
     updated_at: str
     schedule_id: str | None = None
+    failures: tuple[MatchFailure, ...] = ()
+    """Its failed matches, by match id."""
     deal_commitment: str = ""
     """The SHA-256 of the tournament's deal secret, public from its creation
     (:mod:`replays.deals`)."""
@@ -146,6 +161,8 @@ class Match:
     created_at: str
     finished_at: str | None = None
     result: MatchResult | None = None
+    failure: str | None = None
+    """Why a failed match failed."""
     deal_label: str | None = None
     """The label of its deal sequence in its tournament (rotations of one deal share it)."""
 

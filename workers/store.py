@@ -13,7 +13,9 @@ Keys (all under ``gz:``)::
     gz:tournament:{id}:matches      zset of match ids
     gz:tournament:{id}:standings    hash: participant id -> standing (JSON)
     gz:tournament:{id}:deals        hash: deal label -> its matches not yet recorded
-    gz:match:{id}                   hash: seats (JSON), status, deal label, result (JSON), times
+    gz:tournament:{id}:failed       set of its failed match ids (each match's hash says why)
+    gz:match:{id}                   hash: seats (JSON), status, deal label, result (JSON), times,
+                                    failure
     gz:matches                      zset of match ids
     gz:match:{id}:verifications     hash: what the log's verification depends on (SHA-256) ->
                                     the verification's report (JSON)
@@ -68,6 +70,7 @@ from workers.records import (
     Format,
     HumanGame,
     Match,
+    MatchFailure,
     MatchResult,
     MatchStatus,
     Page,
@@ -118,6 +121,10 @@ def _standings(tournament_id: str) -> str:
 
 def _unfinished_deals(tournament_id: str) -> str:
     return f"gz:tournament:{tournament_id}:deals"
+
+
+def _failed(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:failed"
 
 
 def _match(match_id: str) -> str:
@@ -230,25 +237,26 @@ class Store:
         secret: str,
     ) -> tuple[Bot, str]:
         """Store a new bot that signs with ``secret``; returns it and its management token
-        (the only time the token exists in clear)."""
+        (the only time the token exists in clear). The name is reserved and the bot written in
+        one transaction: a registration that fails leaves neither."""
         bot_id = new_id("bot")
-        if not self.redis.hsetnx(_BOT_NAMES, name.casefold(), bot_id):
-            raise NameTaken(f"the name {name!r} is taken: choose another")
         token = f"gzt_{secrets.token_urlsafe(32)}"
         now = self._now()
         bot = Bot(bot_id, name, endpoint, description, contact, BotStatus.ACTIVE, version, now, now)
-        pipe = self.redis.pipeline()
-        pipe.hset(
-            _bot(bot_id),
-            mapping={
-                **_bot_fields(bot),
-                "token_sha256": hash_token(token),
-                "secret": self._encrypt(secret),
-            },
-        )
-        pipe.set(_token(hash_token(token)), bot_id)
-        pipe.zadd(_BOTS, {bot_id: self._seq()})
-        pipe.execute()
+        fields = {**_bot_fields(bot), "token_sha256": hash_token(token)}
+        fields["secret"] = self._encrypt(secret).decode()
+        seq = self._seq()
+
+        def register(pipe: Any) -> None:
+            if pipe.hexists(_BOT_NAMES, name.casefold()):
+                raise NameTaken(f"the name {name!r} is taken: choose another")
+            pipe.multi()
+            pipe.hset(_BOT_NAMES, name.casefold(), bot_id)
+            pipe.hset(_bot(bot_id), mapping=fields)
+            pipe.set(_token(hash_token(token)), bot_id)
+            pipe.zadd(_BOTS, {bot_id: seq})
+
+        self.redis.transaction(register, _BOT_NAMES)
         return bot, token
 
     def get_bot(self, bot_id: str) -> Bot | None:
@@ -393,8 +401,24 @@ class Store:
         return self.deal_secret(tournament.id)
 
     def get_tournament(self, tournament_id: str) -> Tournament | None:
-        raw = _strings(self.redis.hgetall(_tournament(tournament_id)))
-        return _tournament_from(tournament_id, raw) if raw else None
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(_tournament(tournament_id))
+        pipe.smembers(_failed(tournament_id))
+        raw, failed = pipe.execute()
+        if not raw:
+            return None
+        tournament = _tournament_from(tournament_id, _strings(raw))
+        if not failed:
+            return tournament
+        ids = sorted(_strings_list(failed))
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in ids:
+            pipe.hget(_match(match_id), "failure")
+        failures = [
+            MatchFailure(match_id, (reason or b"").decode())
+            for match_id, reason in zip(ids, pipe.execute(), strict=True)
+        ]
+        return replace(tournament, failures=tuple(failures))
 
     def list_tournaments(self, *, page: int, per_page: int) -> Page[Tournament]:
         ids, total = self._page(_TOURNAMENTS, page, per_page)
@@ -571,7 +595,8 @@ class Store:
         rated = is_rated(log)
         keys = [_match(match_id)]
         if log.tournament_id:
-            keys += [_tournament(log.tournament_id), _standings(log.tournament_id)]
+            tid = log.tournament_id
+            keys += [_tournament(tid), _standings(tid), _failed(tid)]
         if rated:
             keys += [_rating(bot_id) for bot_id in seats]
         seq = self._seq()
@@ -594,8 +619,11 @@ class Store:
         tid = log.tournament_id
         standings: dict[str, Standing] = {}
         tournament: dict[str, str] = {}
+        failed, was_failed = 0, False
         if tid:
             tournament = _strings(pipe.hgetall(_tournament(tid)))
+            failed = int(pipe.scard(_failed(tid)))
+            was_failed = bool(pipe.sismember(_failed(tid), log.match_id))
             for seat, bot_id in enumerate(seats):
                 if bot_id not in standings:
                     stored = pipe.hget(_standings(tid), bot_id)
@@ -621,6 +649,7 @@ class Store:
                 "result": json.dumps(_result_json(log)),
             },
         )
+        pipe.hdel(_match(log.match_id), "failure")
         pipe.hsetnx(_match(log.match_id), "created_at", log.started_at or now)
         self._index_match(pipe, log.match_id, seats, tid, seq, only_new=True)
         if tid and tournament:
@@ -628,11 +657,12 @@ class Store:
                 pipe.hincrby(_unfinished_deals(tid), log.deals.label, -1)
             for bot_id, standing in standings.items():
                 pipe.hset(_standings(tid), bot_id, json.dumps(_standing_json(standing)))
+            if was_failed:  # it failed, and was played after all (queued again by hand)
+                pipe.srem(_failed(tid), log.match_id)
+                failed -= 1
             done = int(tournament.get("done", 0)) + 1
             fields = {"done": str(done), "updated_at": now}
-            total = int(tournament.get("total", 0))
-            if total and done >= total and tournament.get("status") == TournamentStatus.RUNNING:
-                fields["status"] = TournamentStatus.DONE.value
+            fields.update(_ending(tournament, done, failed))
             pipe.hset(_tournament(tid), mapping=fields)
         for rating in ratings:
             point = RatingPoint(log.match_id, rating.mu, rating.sigma, now)
@@ -655,6 +685,65 @@ class Store:
             keys.append(_tournament_matches(tournament_id))
         for key in keys:
             pipe.zadd(key, {match_id: seq}, nx=only_new)
+
+    # -- failed matches -------------------------------------------------------------------------
+
+    def mark_match_failed(self, match_id: str, reason: str) -> bool:
+        """Note that the match's job failed for good, and why. A tournament whose every match is
+        now recorded or failed is ``done_with_failures``. Returns False, changing nothing, if
+        the match is recorded or already failed (or not a tournament's)."""
+        match_key = _match(match_id)
+        tid = (self.redis.hget(match_key, "tournament_id") or b"").decode()
+        if not tid:
+            return False
+
+        def mark(pipe: Any) -> bool:
+            status, failed = pipe.hget(match_key, "status"), pipe.sismember(_failed(tid), match_id)
+            if status is None or status.decode() == MatchStatus.DONE or failed:
+                return False
+            tournament = _strings(pipe.hgetall(_tournament(tid)))
+            ending = _ending(tournament, int(tournament["done"]), int(pipe.scard(_failed(tid))) + 1)
+            pipe.multi()
+            pipe.hset(match_key, mapping={"status": MatchStatus.FAILED.value, "failure": reason})
+            pipe.sadd(_failed(tid), match_id)
+            pipe.hset(_tournament(tid), mapping={**ending, "updated_at": self._now()})
+            return True
+
+        keys = (match_key, _tournament(tid), _failed(tid))
+        return bool(self.redis.transaction(mark, *keys, value_from_callable=True))
+
+    def match_statuses(self, match_ids: Sequence[str]) -> dict[str, MatchStatus]:
+        """The status of each stored match among ``match_ids`` (one round trip)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.hget(_match(match_id), "status")
+        found = zip(match_ids, pipe.execute(), strict=True)
+        return {m: MatchStatus(status.decode()) for m, status in found if status is not None}
+
+    def failed_matches(self, tournament_id: str) -> list[str]:
+        return sorted(_strings_list(self.redis.smembers(_failed(tournament_id))))
+
+    def unfail_matches(self, tournament_id: str, match_ids: Sequence[str]) -> list[str]:
+        """Put those of ``match_ids`` that are still failed back to ``queued`` (their jobs are
+        queued again) and the tournament back to ``running``; returns the ids it moved."""
+        keys = (_tournament(tournament_id), _failed(tournament_id), *map(_match, match_ids))
+
+        def unfail(pipe: Any) -> list[str]:
+            still = [m for m in match_ids if pipe.sismember(_failed(tournament_id), m)]
+            status = pipe.hget(_tournament(tournament_id), "status")
+            pipe.multi()
+            for match_id in still:
+                pipe.srem(_failed(tournament_id), match_id)
+                pipe.hset(_match(match_id), "status", MatchStatus.QUEUED.value)
+                pipe.hdel(_match(match_id), "failure")
+            if still and status == TournamentStatus.DONE_WITH_FAILURES.value.encode():
+                pipe.hset(
+                    _tournament(tournament_id),
+                    mapping={"status": TournamentStatus.RUNNING.value, "updated_at": self._now()},
+                )
+            return still
+
+        return list(self.redis.transaction(unfail, *keys, value_from_callable=True))
 
     # -- standings and the ladder ---------------------------------------------------------------
 
@@ -749,6 +838,18 @@ class Store:
         pipe.zcard(key)
         ids, total = pipe.execute()
         return _strings_list(ids), int(total)
+
+
+def _ending(tournament: Mapping[str, str], done: int, failed: int) -> dict[str, str]:
+    """The status field of a running tournament (or one done with failures) whose matches are
+    now ``done`` recorded and ``failed`` failed: done when they are all recorded, done with
+    failures when the rest failed; nothing while matches are still to play."""
+    total = int(tournament.get("total", 0))
+    ended = {TournamentStatus.RUNNING.value, TournamentStatus.DONE_WITH_FAILURES.value}
+    if not total or done + failed < total or tournament.get("status") not in ended:
+        return {}
+    status = TournamentStatus.DONE_WITH_FAILURES if failed else TournamentStatus.DONE
+    return {"status": status.value}
 
 
 # -- serialisation ------------------------------------------------------------------------------
@@ -903,6 +1004,7 @@ def _match_from(match_id: str, raw: Mapping[str, str]) -> Match:
         status=MatchStatus(raw["status"]),
         created_at=raw.get("created_at", ""),
         finished_at=raw.get("finished_at") or None,
+        failure=raw.get("failure") or None,
         deal_label=raw.get("deal_label") or None,
         result=None
         if result is None

@@ -24,8 +24,12 @@ def health() -> dict[str, Any]:
 @blp.response(200, ReadySchema)
 @blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable")
 def ready() -> tuple[dict[str, Any], int]:
-    """Redis is reachable; how many RQ workers are alive and how many jobs wait."""
+    """Redis is reachable; how many RQ workers are alive (a recent heartbeat) and how many
+    jobs wait."""
     if not store().ping():
         return {"status": "unavailable", "redis": False, "workers": 0, "queue_depth": 0}, 503
-    workers, depth = workers_and_depth(store().redis, arena().config.queue_name)
+    config = arena().config
+    workers, depth = workers_and_depth(
+        store().redis, config.queue_name, live_within_s=config.worker_ttl_s
+    )
     return {"status": "ready", "redis": True, "workers": workers, "queue_depth": depth}, 200

@@ -136,8 +136,14 @@ def start(tournament_id: str) -> dict[str, Any]:
 @blp.alt_response(409, schema=ErrorSchema, description="already finished or cancelled")
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def cancel(tournament_id: str) -> dict[str, Any]:
-    """Stop the tournament: no more of its matches are played; recorded ones stay."""
-    live = [TournamentStatus.CREATED, TournamentStatus.QUEUED, TournamentStatus.RUNNING]
+    """Stop the tournament: no more of its matches are played; recorded ones stay. (Also
+    ends a tournament done with failures whose failed matches will not be played again.)"""
+    live = [
+        TournamentStatus.CREATED,
+        TournamentStatus.QUEUED,
+        TournamentStatus.RUNNING,
+        TournamentStatus.DONE_WITH_FAILURES,
+    ]
     tournament = _move(tournament_id, TournamentStatus.CANCELLED, live)
     cancel_tournament_job(store().redis, tournament_id)
     return _shown(tournament)

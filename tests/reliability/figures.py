@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 FIGURES_ENV = "GONGZHU_FIGURES"
 TESTS = (
     "tests/reliability",
-    "tests/workers/test_worker_tournaments.py::test_a_worker_killed_mid_match_and_the_tournament_still_completes",
+    "tests/workers/test_crash_recovery.py",
     "tests/workers/test_redis_restart.py",
     "tests/service/test_durability.py",
 )

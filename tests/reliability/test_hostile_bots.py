@@ -196,11 +196,15 @@ def test_each_hostile_bot_s_faults_are_recorded_as_what_they_were(played: Played
             assert not faults and info.seat not in log.forfeited, bot.name
         else:
             assert faults, bot.name
-    for bot in played.hostile.values():  # the arena asked each decision once, no retries
+    for bot in played.hostile.values():  # the arena asked each decision once, ...
         total = sum(
             len(_asked(log, i.seat)) for log, i in _seats(played, _ids_of(played, bot.name))
         )
-        assert bot.server is not None and bot.server.decisions == total, bot.name
+        assert bot.server is not None, bot.name
+        if bot.name == "hang-up":  # ... but sent again a request its kept-alive connection lost
+            assert total < bot.server.decisions <= 2 * total
+        else:
+            assert bot.server.decisions == total, bot.name
 
 
 def test_a_late_answer_is_paid_from_the_bank_not_faulted(played: Played) -> None:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+import redis
 from flask.testing import FlaskClient
 
 from bot_sdk.protocol import PROTOCOL
@@ -177,6 +178,31 @@ def test_names_are_unique_ignoring_case(client: FlaskClient, bot_url: str) -> No
     register(client, bot_url, name="Alpha")
     response = post_bot(client, bot_url, name="alpha")
     assert response.status_code == 409 and response.json["errors"]["name"]
+
+
+def test_a_registration_that_fails_midway_leaves_its_name_free(
+    client: FlaskClient, bot_url: str, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection to Redis drops as the registration's writes go out: nothing of it is
+    stored, the name included, so registering again works."""
+    execute = redis.client.Pipeline.execute
+    dropped: list[list[Any]] = []
+
+    def drop_the_bots_writes(pipe: redis.client.Pipeline, *args: Any, **kwargs: Any) -> Any:
+        writes = [c[0] for c in pipe.command_stack]
+        if not dropped and any(str(a).startswith("gz:bot") for w in writes for a in w[1:2]):
+            dropped.append(writes)
+            pipe.reset()
+            raise redis.ConnectionError("the connection dropped (injected)")
+        return execute(pipe, *args, **kwargs)
+
+    monkeypatch.setattr(redis.client.Pipeline, "execute", drop_the_bots_writes)
+    response = post_bot(client, bot_url, name="alpha")
+    assert response.status_code == 503 and dropped
+    assert store.redis.hgetall("gz:bot-names") == {}
+    assert store.list_bots(page=1, per_page=10).total == 0
+    made = register(client, bot_url, name="alpha")
+    assert store.get_bot(made["bot"]["id"]) is not None
 
 
 def test_only_the_owner_reads_and_changes_a_bot(client: FlaskClient, bot_url: str) -> None:

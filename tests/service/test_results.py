@@ -45,7 +45,10 @@ def test_record_result_counts_once(
     assert client.get("/api/ladder").json == ladder_before
     assert len(store.rating_history("bot_a")) == 2
     tournament = client.get(f"/api/tournaments/{tid}").json
-    assert tournament["progress"] == {"done": 2, "total": 2} and tournament["status"] == "done"
+    assert (
+        tournament["progress"] == {"done": 2, "failed": 0, "total": 2}
+        and tournament["status"] == "done"
+    )
 
 
 def test_standings_and_ladder(client: FlaskClient, recorded: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ from rq import Queue
 
 from replays.deals import commitment_of
 from tests.service.service_support import bearer, operator, register
+from workers.records import HOUSE_BOTS, TournamentStatus
 from workers.store import Store
 
 
@@ -34,7 +35,11 @@ def test_create_get_list_start_cancel(client: FlaskClient, bot_id: str, store: S
     )
     assert made.status_code == 201, made.json
     tournament = made.json
-    assert tournament["status"] == "created" and tournament["progress"] == {"done": 0, "total": 0}
+    assert tournament["status"] == "created" and tournament["progress"] == {
+        "done": 0,
+        "failed": 0,
+        "total": 0,
+    }
     assert tournament["format"] == {
         "kind": "round_robin",
         "duplicate": True,
@@ -160,3 +165,20 @@ def test_schedules(client: FlaskClient) -> None:
     path = f"/api/schedules/{made.json['id']}"
     assert client.delete(path, headers=operator()).status_code == 204
     assert client.delete(path, headers=operator()).status_code == 404
+
+
+def test_a_tournament_done_with_failures_keeps_its_secret_until_cancelled(
+    client: FlaskClient, bot_id: str, store: Store
+) -> None:
+    tid = create(client, name="cup", participants=[bot_id, "house:easy"]).json["id"]
+    store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
+    store.set_tournament_total(tid, 1)
+    store.create_match(f"{tid}-m1", seats=[bot_id, *HOUSE_BOTS], tournament_id=tid)
+    assert store.mark_match_failed(f"{tid}-m1", "ValueError: boom")
+    assert not store.mark_match_failed(f"{tid}-m1", "ValueError: boom")  # once
+    shown = client.get(f"/api/tournaments/{tid}").json
+    assert shown["status"] == "done_with_failures" and shown["deal_secret"] is None
+    assert shown["failures"] == [{"match_id": f"{tid}-m1", "reason": "ValueError: boom"}]
+    cancelled = client.post(f"/api/tournaments/{tid}/cancel", headers=operator())
+    assert cancelled.status_code == 200 and cancelled.json["status"] == "cancelled"
+    assert commitment_of(bytes.fromhex(cancelled.json["deal_secret"])) == shown["deal_commitment"]

@@ -1,0 +1,102 @@
+"""Crashing the arena's processes for real: the work horse of a worker found by its pid (rq's
+horse calls ``setpgrp()``, so killing the worker's process group leaves it alive), SIGKILL,
+and timing the recovery."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from workers.config import Config
+
+PROCFILE_RECOVERY_ENV = "GONGZHU_PROCFILE_RECOVERY"
+"""Set to 1, the crash tests run with the recovery settings of the Procfile (the defaults)
+instead of the tests' short ones: ``GONGZHU_PROCFILE_RECOVERY=1 pytest tests/workers/test_crash_
+recovery.py tests/workers/test_redis_restart.py -rP`` measures the recovery times an arena
+run from the Procfile has."""
+
+
+def procfile_recovery() -> bool:
+    return os.environ.get(PROCFILE_RECOVERY_ENV) == "1"
+
+
+def crash_config(config: Config) -> Config:
+    """``config``, with the Procfile's recovery settings when :data:`PROCFILE_RECOVERY_ENV`
+    says so."""
+    if not procfile_recovery():
+        return config
+    defaults = Config()
+    return dataclasses.replace(
+        config,
+        worker_ttl_s=defaults.worker_ttl_s,
+        job_heartbeat_s=defaults.job_heartbeat_s,
+        abandoned_after_s=defaults.abandoned_after_s,
+        maintenance_interval_s=defaults.maintenance_interval_s,
+    )
+
+
+def recovery_bound_s(config: Config) -> float:
+    """How long a match interrupted by a crash may take to be recorded again: its job's
+    heartbeat expiring (the last beat, then the grace), the next registry sweep, and 15 s to
+    start a worker and play the match and those queued before it."""
+    return config.job_heartbeat_s + config.abandoned_after_s + config.maintenance_interval_s + 15
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc, whatever their process group)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # it ended while we looked
+            continue
+        # pid (comm) state ppid …: comm may hold spaces and parentheses, so split after it
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def horse_of(worker_pid: int, seconds: float = 10) -> int:
+    """The pid of the work horse the worker forked for its current job."""
+    deadline = time.monotonic() + seconds
+    while True:
+        horses = children(worker_pid)
+        if horses:
+            return horses[0]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"worker {worker_pid} has no work horse")
+        time.sleep(0.02)
+
+
+def sigkill(pid: int) -> None:
+    """SIGKILL one process (not its group); one already gone is fine."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie (killed, not yet reaped by its parent)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> float:
+    """Wait until ``condition()``; returns the seconds it took."""
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > seconds:
+            raise AssertionError(f"timed out after {seconds:g} s waiting for {what}")
+        time.sleep(0.05)
+    return time.monotonic() - start
