@@ -100,7 +100,7 @@ def _stop_waiting(signum: int, frame: FrameType | None) -> None:
 def _abandon_horse(arena_worker: ArenaWorker) -> None:
     """Stop the work horse of a loop that ended mid-job. Its job is still in rq's started
     registry; with no heartbeat it is found abandoned and retried, and its match is played
-    again from the deal seed (nothing of the half-played match was recorded)."""
+    again from its deals (nothing of the half-played match was recorded)."""
     if not arena_worker.horse_pid:
         return
     arena_worker.kill_horse()

@@ -13,7 +13,7 @@ not run, would ever move it back.) So:
   ``maintenance_interval_s``; an idle worker wakes every ``worker_ttl_s - 15`` s to do it)
   finds the job abandoned and queues it again.
 
-Either way the match is played again from its deal seed and
+Either way the match is played again from its deals (the same cards) and
 :meth:`~workers.store.Store.record_result` counts it once. With the defaults (heartbeat every
 15 s, abandoned 60 s after it is due, sweeps every 30 s) a dead worker's match is queued again
 within 15 + 60 + 30 = 105 s. A job that has used up its retries is left in rq's failed
