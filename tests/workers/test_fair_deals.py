@@ -46,6 +46,7 @@ from service import create_app
 from service.jobs import enqueue_tournament
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import ROOT, environment, stop_workers
+from tests.workers.crashes import wait_for
 from workers.config import Config
 from workers.records import Format, TournamentSpec, TournamentStatus
 from workers.store import Store
@@ -162,14 +163,6 @@ def _status(arena: Arena) -> tuple[TournamentStatus, int, int]:
     found = arena.store.get_tournament(arena.tournament_id)
     assert found is not None
     return found.status, found.done, found.total
-
-
-def _wait(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 # -- what the public sees -----------------------------------------------------------------------
@@ -371,7 +364,7 @@ def test_a_rotations_replay_is_embargoed_until_its_deal_is_played_then_the_secre
     commitment = api.get(f"/api/tournaments/{tid}").get_json()["deal_commitment"]
     assert re.fullmatch("[0-9a-f]{64}", commitment)
 
-    _wait(lambda: _status(world)[1] >= 1, 60, "the first rotation")
+    wait_for(lambda: _status(world)[1] >= 1, 60, "the first rotation")
     status, done, total = _status(world)
     assert status is TournamentStatus.RUNNING and done < total  # rotations 2-4 to play
     for headers in (None, owner):
@@ -387,7 +380,7 @@ def test_a_rotations_replay_is_embargoed_until_its_deal_is_played_then_the_secre
     assert served.status_code == 200
     assert api.get(f"/api/tournaments/{tid}").get_json()["deal_secret"] is None
 
-    _wait(lambda: _status(world)[0] is TournamentStatus.DONE, 60, "the tournament")
+    wait_for(lambda: _status(world)[0] is TournamentStatus.DONE, 60, "the tournament")
     hellos = [m for m in world.messages() if m["type"] == "hello" and m["match_id"]]
     assert len(hellos) == 4 * 4 and {m["deal_commitment"] for m in hellos} == {commitment}
     record = api.get(f"/api/tournaments/{tid}").get_json()

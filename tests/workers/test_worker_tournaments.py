@@ -25,6 +25,7 @@ from service.jobs import enqueue_tournament
 from tests.bot_sdk.bot_sdk_support import running
 from tests.reliability.accounting import account
 from tests.reliability.figures import record
+from tests.workers.crashes import wait_for
 from workers.config import Config
 from workers.records import Format, MatchStatus, TournamentSpec, TournamentStatus
 from workers.store import Store
@@ -67,14 +68,6 @@ def _start(config: Config, store: Store, participants: list[str], **changes: Any
     )
     enqueue_tournament(store.redis, config.queue_name, tournament_id)
     return tournament_id
-
-
-def _wait(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def _done(store: Store, tournament_id: str) -> bool:
@@ -127,7 +120,7 @@ def test_a_round_robin_of_five_completes_with_duplicate_deals(
     tournament_id = _start(config, store, participants)
     start_worker()
     start_worker()
-    _wait(lambda: _done(store, tournament_id), 60, "the tournament to finish")
+    wait_for(lambda: _done(store, tournament_id), 60, "the tournament to finish")
     # 5 participants: 5 tables (each at 4), each deal played in 4 rotations
     _assert_counted_once(store, tournament_id, 20, 16)
     logs = _logs(config, store, tournament_id)
