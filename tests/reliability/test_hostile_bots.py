@@ -40,7 +40,8 @@ from tests.reliability.hostile_bots import (
 )
 from tests.reliability.peak_memory import PeakMemory, status_kib
 from tests.workers.conftest import arena_config, start_worker_process, stop_workers
-from tests.workers.test_worker_tournaments import _done, _logs, _register, _start, _wait
+from tests.workers.crashes import wait_for
+from tests.workers.test_worker_tournaments import _done, _logs, _register, _start
 from workers.config import Config
 from workers.jobs import seat_player
 from workers.match import InProcessSeat, SeatPlayer, play_match
@@ -103,7 +104,7 @@ def played(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         honest = _register(store, stack, LowestCard, "lowest")
         workers = [start_worker_process(config) for _ in range(WORKERS)]
         stack.callback(stop_workers, workers)
-        _wait(lambda: Worker.count(connection=store.redis) == WORKERS, 30, "the workers")
+        wait_for(lambda: Worker.count(connection=store.redis) == WORKERS, 30, "the workers")
         idle = max(status_kib(w.pid, "VmRSS") or 0 for w in workers)
         with PeakMemory({w.pid for w in workers}) as memory:
             start = time.monotonic()
@@ -115,7 +116,7 @@ def played(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
                 rules=RULES,
                 time_control=TIME_CONTROL,
             )
-            _wait(lambda: _done(store, tournament_id), TOURNAMENT_TIMEOUT_S, "the tournament")
+            wait_for(lambda: _done(store, tournament_id), TOURNAMENT_TIMEOUT_S, "the tournament")
             wall = time.monotonic() - start
         logs = _logs(config, store, tournament_id)  # every seal checked, every replay verified
         result = Played(

@@ -16,7 +16,7 @@ import pytest
 from rq.job import Job
 
 from tests.workers.conftest import arena_config
-from tests.workers.crashes import children, crash_config, recovery_bound_s, sigkill
+from tests.workers.crashes import children, crash_config, recovery_bound_s, sigkill, wait_for
 from tests.workers.test_worker_tournaments import (
     Deliberate,
     _assert_counted_once,
@@ -25,7 +25,6 @@ from tests.workers.test_worker_tournaments import (
     _logs,
     _register,
     _start,
-    _wait,
 )
 from workers.config import Config
 from workers.queueing import MATCH_RETRIES, match_job_id
@@ -87,7 +86,7 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
             statuses = {m.status for m in matches()}
             return {MatchStatus.DONE, MatchStatus.RUNNING} <= statuses
 
-        _wait(mid_tournament, 60, "a recorded match and one being played")
+        wait_for(mid_tournament, 60, "a recorded match and one being played")
         time.sleep(0.3)
         before = {m.id: (m.result, store.replay_blob(m.id)) for m in matches() if m.result}
         down_s = 2 * config.job_heartbeat_s + 1 if outage == "past a heartbeat" else 0
@@ -110,10 +109,12 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
             match = store.get_match(interrupted)
             return match is not None and match.status is MatchStatus.DONE
 
-        _wait(recorded, recovery_bound_s(config), "the interrupted match to be recorded again")
+        wait_for(recorded, recovery_bound_s(config), "the interrupted match to be recorded again")
         recovery_s = time.monotonic() - restarted_at
         print(f"Redis {outage}: the interrupted match recorded {recovery_s:.1f} s after restart")
-        _wait(lambda: _done(store, tournament_id), 90, "the tournament to finish after the restart")
+        wait_for(
+            lambda: _done(store, tournament_id), 90, "the tournament to finish after the restart"
+        )
         assert worker.poll() is None  # it outlived Redis: no process manager needed
         _assert_counted_once(store, tournament_id, 4, 4)
         logs = _logs(config, store, tournament_id)
