@@ -2,7 +2,7 @@
 
 gongzhu run                       # everything, with a demo tournament (scripts/run)
 gongzhu web | worker | cron | redis
-gongzhu replay verify match.json  # and show, export, reask
+gongzhu replay verify match.json --url URL  # and show, export, reask
 gongzhu practice my_bot:MyBot     # the SDK's practice runner
 """
 
@@ -152,8 +152,17 @@ def _demo(arena: ArenaClient, data: DataDir, hands: int, manager: Manager) -> No
 
 @main.command()
 def web() -> None:
-    """The web service alone (gunicorn), configured from the environment."""
-    os.execvp(sys.executable, [sys.executable, "-m", "gunicorn", "service.app:from_environment()"])
+    """The web service alone (gunicorn with the arena's gevent workers, as in the Procfile),
+    configured from the environment."""
+    os.execvp(
+        sys.executable,
+        [
+            sys.executable, "-m", "gunicorn",
+            "--worker-class", "service.web_worker.ArenaWorker", "--worker-connections", "1000",
+            "--bind", os.environ.get("GONGZHU_BIND", "127.0.0.1:8000"),
+            "service.app:from_environment()",
+        ],
+    )  # fmt: skip
 
 
 @main.command()

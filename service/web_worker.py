@@ -13,11 +13,11 @@ import socket
 from gunicorn import util
 from gunicorn.workers.ggevent import GeventWorker
 
-from service.errors import SLUGS
-
 
 def write_json_error(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's ``util.write_error``, answering JSON."""
+    from service.errors import SLUGS  # noqa: PLC0415 - not at import: gevent patches first
+
     detail = f": {mesg}" if mesg else ""
     body = json.dumps(
         {

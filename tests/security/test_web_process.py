@@ -45,6 +45,8 @@ class Web:
     """A bot and its owner's token, for endpoint changes."""
     black_hole: str
     """An endpoint that accepts connections and never answers."""
+    log: Path
+    """gunicorn's output."""
 
     @property
     def base(self) -> str:
@@ -66,7 +68,8 @@ def web() -> Iterator[Web]:
         )
         base = stack.enter_context(web_service(server.url, keys))
         host, port = base.removeprefix("http://").split(":")
-        yield Web(host, int(port), match_id, bot.id, token, nowhere)
+        log = keys.key_path.parent / f"gunicorn-{port}.log"
+        yield Web(host, int(port), match_id, bot.id, token, nowhere, log)
 
 
 def _reads_hold(reads: Reads) -> None:
@@ -138,3 +141,11 @@ def test_what_gunicorn_refuses_is_answered_in_the_json_error_shape(
     error = json.loads(body)
     assert error["status"] == status and error["message"].startswith("the server refused")
     assert b"<html" not in body
+
+
+def test_gevent_patches_the_standard_library_before_the_app_is_imported(web: Web) -> None:
+    """Else the sockets and TLS of the arena's calls to bots (requests, urllib3, redis-py)
+    would stay unpatched: gevent warns of it when it starts the worker."""
+    output = web.log.read_text()
+    assert "Booting worker" in output
+    assert "MonkeyPatchWarning" not in output, output[-2000:]
