@@ -26,27 +26,30 @@ SECURITY_SCHEMES = {
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="gongzhu-arena"'}
 
 
+def sent_token() -> str | None:
+    """The request's bearer token, if it sends one."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
 def bearer_token() -> str:
     """The request's bearer token, or a 401."""
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = sent_token()
+    if token is None:
         raise ApiError(
             401,
             "this endpoint needs a token: send the header Authorization: Bearer <token>",
             headers=_CHALLENGE,
         )
-    return token.strip()
+    return token
 
 
 def is_operator() -> bool:
     """Whether the request carries the operator's token (no token: not the operator)."""
-    expected = arena().config.operator_token
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    if not expected or scheme.lower() != "bearer":
+    expected, token = arena().config.operator_token, sent_token()
+    if not expected or token is None:
         return False
-    return hmac.compare_digest(token.strip().encode(), expected.encode())
+    return hmac.compare_digest(token.encode(), expected.encode())
 
 
 def operator_only(blp: Blueprint) -> Callable[[F], F]:

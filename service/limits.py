@@ -4,7 +4,6 @@ process runs at once."""
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,8 +12,10 @@ from flask import request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
+from service.auth import sent_token
 from service.context import arena
 from service.errors import ApiError
+from workers.store import hash_token
 
 limiter = Limiter(key_func=get_remote_address, strategy="fixed-window", headers_enabled=True)
 
@@ -36,10 +37,8 @@ def endpoint_check_limit() -> str:
 
 def owner_key() -> str:
     """Whose request it is: the bearer token's hash (never the token), else the address."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return "owner:" + hashlib.sha256(token.strip().encode()).hexdigest()
-    return get_remote_address()
+    token = sent_token()
+    return get_remote_address() if token is None else "owner:" + hash_token(token)
 
 
 def changes_no_endpoint() -> bool:

@@ -99,7 +99,9 @@ def run_match(match_id: str) -> None:
     store.mark_match_running(match_id)
     players = [seat_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
     try:
-        hello_failures = _greet(players, match_id, rules, spec.time_control, config, deals=deals)
+        hello_failures = _greet(
+            players, match_id, rules, spec.time_control, config, commitment=deals.commitment
+        )
         log = play_match(
             Game(rules, seed=seed),
             players,
@@ -128,7 +130,7 @@ def _greet(
     tc: TimeControl,
     config: Config,
     *,
-    deals: DealSource,
+    commitment: str | None,
 ) -> dict[str, str]:
     """Send the protocol's ``hello`` to every HTTP seat before the match and log the version
     each bot answers in its seat's info. A failed hello does not stop the match (the seat's
@@ -142,7 +144,7 @@ def _greet(
             answer = player.hello(
                 match_id=match_id,
                 rules=rules,
-                deal_commitment=deals.commitment,
+                deal_commitment=commitment,
                 time_limit_ms=tc.decision_ms,
                 time_bank_ms=tc.bank_ms,
                 timeout_s=config.handshake_timeout_s,

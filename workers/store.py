@@ -521,9 +521,9 @@ class Store:
         pipe.hget(_tournament(match.tournament_id), "status")
         pipe.hget(_unfinished_deals(match.tournament_id), match.deal_label)
         status, unfinished = pipe.execute()
-        if status is None or TournamentStatus(status.decode()).is_over or not unfinished:
+        if status is None or TournamentStatus(status.decode()).is_over:
             return None
-        if int(unfinished) <= 0:
+        if unfinished is None or int(unfinished) <= 0:
             return None
         return Embargo(match.tournament_id, match.deal_label, int(unfinished))
 

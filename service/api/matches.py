@@ -73,7 +73,7 @@ def get_match(match_id: str) -> dict[str, Any]:
 
 
 @blp.route("/matches/<match_id>/replay")
-@blp.response(200, description="the sealed match log (gongzhu-replay/1, docs/REPLAYS.md)")
+@blp.response(200, description="the sealed match log (gongzhu-replay/2, docs/REPLAYS.md)")
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
 @blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
 def replay(match_id: str) -> Response:

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from cryptography.fernet import Fernet
-from werkzeug.serving import make_server
 
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from service import Config, create_app
 from service.cli import main
 from tests.bot_sdk.bot_sdk_support import running
+from tests.pages.pages_support import serving
 from workers.redis_server import start_redis
 
 TOKEN = "cli-operator-token"
@@ -31,13 +30,10 @@ def arena_url(tmp_path: Path) -> Iterator[str]:
         operator_token=TOKEN,
         allow_private_endpoints=True,
     )
-    server = make_server("127.0.0.1", 0, create_app(config), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        with serving(create_app(config)) as url:
+            yield url
     finally:
-        server.shutdown()
         redis.stop()
 
 

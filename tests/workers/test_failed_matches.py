@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 from click.testing import CliRunner
 from rq.job import Job
-from werkzeug.serving import make_server
 
 from bot_sdk.examples.lowest_card import LowestCard
 from service import create_app
 from service.cli import main
+from tests.pages.pages_support import serving
 from tests.reliability.accounting import account
 from tests.workers.crashes import wait_for
 from tests.workers.test_worker_tournaments import _logs, _register, _start
@@ -27,17 +26,6 @@ from workers.records import MatchStatus, TournamentStatus
 from workers.store import Store
 
 TOKEN = "operator-token-of-the-test"
-
-
-@contextmanager
-def serving(config: Config) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, create_app(config), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
 
 
 def _status(store: Store, tournament_id: str) -> TournamentStatus | None:
@@ -84,7 +72,7 @@ def test_matches_failing_every_time_end_failed_and_are_played_again_on_request(
         assert anyone.status_code == 401
 
         store.redis.rename("hidden", f"gz:bot:{bot}")  # the cause is fixed
-        with serving(config) as url:
+        with serving(create_app(config)) as url:
             command = ["tournaments", "requeue-failed", tournament_id, "--url", url]
             result = CliRunner().invoke(main, [*command, "--token", TOKEN])
             assert result.exit_code == 0, result.output
