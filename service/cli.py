@@ -13,7 +13,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -70,6 +70,13 @@ def _arena_errors() -> Iterator[None]:
         raise click.ClickException(str(error)) from None
 
 
+def _with_this_python(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` with this Python's scripts first on the PATH: the Procfile's commands are
+    the virtual environment's."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{environ.get('PATH', '')}"
+    return {**environ, "PATH": path}
+
+
 def procfile_processes(*, workers: int, own_redis: bool) -> dict[str, str]:
     """The Procfile's processes, name -> command: the worker line ``workers`` times, the redis
     line only when the arena runs its own Redis."""
@@ -104,18 +111,17 @@ def run(
     data = DataDir(data_dir.resolve())
     data.log_dir.mkdir(parents=True, exist_ok=True)
     configured = os.environ.get("REDIS_URL")
-    own = {} if configured else {"GONGZHU_REDIS_PASSWORD": data.redis_password()}
+    password = None if configured else data.redis_password()
+    own = {} if password is None else {"GONGZHU_REDIS_PASSWORD": password}
     where = f"127.0.0.1:{redis_port}/0"
-    redis_url = configured or f"redis://:{quote(data.redis_password(), safe='')}@{where}"
+    redis_url = configured or f"redis://:{quote(password or '', safe='')}@{where}"
     env = {
-        **os.environ,
+        **_with_this_python(os.environ),
         **own,
         **data.environment(redis_url, allow_private_endpoints=demo),
         "GONGZHU_DATA_DIR": str(data.path),
         "GONGZHU_REDIS_PORT": str(redis_port),
         "GONGZHU_BIND": f"127.0.0.1:{port}",
-        # the Procfile's commands are this Python's (the virtual environment's)
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     log = (data.log_dir / "arena.log").open("a", buffering=1)
     manager = Manager(Printer(log))
@@ -152,17 +158,10 @@ def _demo(arena: ArenaClient, data: DataDir, hands: int, manager: Manager) -> No
 
 @main.command()
 def web() -> None:
-    """The web service alone (gunicorn with the arena's gevent workers, as in the Procfile),
-    configured from the environment."""
-    os.execvp(
-        sys.executable,
-        [
-            sys.executable, "-m", "gunicorn",
-            "--worker-class", "service.web_worker.ArenaWorker", "--worker-connections", "1000",
-            "--bind", os.environ.get("GONGZHU_BIND", "127.0.0.1:8000"),
-            "service.app:from_environment()",
-        ],
-    )  # fmt: skip
+    """The web service alone: the Procfile's ``web`` line (gunicorn with the arena's gevent
+    workers), configured from the environment."""
+    command = procfile_processes(workers=0, own_redis=False)["web"]
+    os.execvpe("sh", ["sh", "-c", f"exec {command}"], _with_this_python(os.environ))
 
 
 @main.command()
