@@ -53,7 +53,7 @@ def check_json(body: bytes) -> None:
         if isinstance(error, BodyError):
             raise
         return  # not JSON at all: the views answer that
-    for text in _strings(value):
+    for text in json_strings(value):
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as error:
@@ -103,7 +103,7 @@ def _no_constant(name: str) -> NoReturn:
     raise BodyError(f"{name} is not a JSON number: send a number or null")
 
 
-def _strings(value: Any) -> Iterator[str]:
+def json_strings(value: Any) -> Iterator[str]:
     """Every string in a JSON value, keys included, without recursion."""
     stack = [value]
     while stack:

@@ -28,12 +28,10 @@ import redis
 from rq import Worker
 from rq.job import Job, JobStatus
 
-from bot_sdk import Bot
-from referee import Card, Observation
 from tests.reliability.accounting import Accounting, account
 from tests.workers.conftest import arena_config, start_worker_process, stop_workers
 from tests.workers.crashes import children, sigkill
-from tests.workers.test_worker_tournaments import _logs, _register, _start
+from tests.workers.test_worker_tournaments import Deliberate, _logs, _register, _start
 from workers.config import Config
 from workers.queueing import MATCH_RETRIES, match_job_id
 from workers.records import Format, MatchStatus, TournamentStatus
@@ -52,15 +50,11 @@ FINISH_S = 120.0
 """The tournament must be done this long after the last kill."""
 
 
-class Quick(Bot):
+class Quick(Deliberate):
     """The lowest card after 20 ms: a one-hand match lasts about a second."""
 
     name = "quick"
     delay_s: ClassVar[float] = 0.02
-
-    def play(self, obs: Observation) -> Card:
-        time.sleep(self.delay_s)
-        return obs.legal.lowest()
 
 
 @dataclass

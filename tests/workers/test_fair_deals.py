@@ -43,6 +43,7 @@ from replays.log import TimeControl
 from replays.upgrade import read_log
 from replays.verify import verify
 from service import create_app
+from service.guard import json_strings
 from service.jobs import enqueue_tournament
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import ROOT, environment, stop_workers
@@ -276,24 +277,11 @@ def predicted(hands: Iterable[Seen], seeds: set[str]) -> int:
     return count
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """Every string in a JSON value, keys included."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, inner in value.items():
-            yield str(key)
-            yield from _strings(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _strings(inner)
-
-
 def _public_strings(texts: Iterable[str]) -> set[str]:
     found: set[str] = set()
     for text in texts:
         try:
-            found |= set(_strings(json.loads(text)))
+            found |= set(json_strings(json.loads(text)))
         except ValueError:
             found |= set(re.findall(r"[\w:.-]{3,200}", text))  # a page: its words and ids
     return found
@@ -336,7 +324,7 @@ def test_nothing_a_bot_receives_or_the_public_sees_rebuilds_a_deal(
     hands = dealt_hands(world.messages())
     assert len(hands) == 8 * 2 * 4  # 8 matches (2 deals x 4 rotations), 2 hands, 4 bots
 
-    public = _public_strings(answers) | set(_strings(world.messages()))
+    public = _public_strings(answers) | set(json_strings(world.messages()))
     seeds = candidate_seeds(public)
     assert any(_MATCH_ID.match(s) for s in public)  # the match ids were there to be tried
     assert predicted(hands, seeds) == 0
