@@ -5,13 +5,15 @@ request starve the readers?
     python -m benchmarks.slow_clients --slow 16 --seconds 3
 
 Each configuration of gunicorn (the Procfile's ``web`` line, and the others compared with it)
-serves a fresh Redis holding one tournament. Then, for ``--seconds``, ``--readers`` threads read
-``/health`` and the tournament's standings in a loop (each request with a 5 s timeout), first
-alone ("calm"), then while ``--slow`` connections each send one byte of their request's headers
-every 2 s and never finish it (slowloris), while ``--players`` people start games against Hard
-(CPU-bound requests), while 32 clients flood ``/verify``, and while 10 clients flood a bot's
-endpoint changes to an address that never answers. Everything runs on loopback and stops by
-itself: each load stops when its readers stop.
+serves a fresh Redis holding one tournament. For each load, ``--readers`` threads read
+``/health`` and the tournament's standings in a loop (each request with a 5 s timeout) for
+``--seconds`` alone ("calm"), then as long again under the load; each row sets the load's
+median beside the calm one just before it, so that whatever else the machine is doing weighs
+on both alike. The loads: ``--slow`` connections that each send one byte of their request's
+headers every 2 s and never finish it (slowloris); ``--players`` people starting games against
+Hard (CPU-bound requests); 32 clients flooding ``/verify``; 10 clients flooding a bot's endpoint
+changes to an address that never answers. The flooding clients run in a process of their own.
+Everything runs on loopback and stops by itself: each load stops when its readers stop.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import socket
 import statistics
@@ -28,7 +31,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +42,7 @@ from benchmarks.web import fresh_redis, web_command, web_service
 GTHREAD = 'gunicorn --workers 2 --threads 4 --bind "${GONGZHU_BIND:-127.0.0.1:8000}" ' + (
     "'service.app:from_environment()'"
 )
+UNLIMITED = "1000000 per second"
 READ_TIMEOUT_S = 5.0
 TRICKLE_S = 2.0
 
@@ -48,14 +52,20 @@ class Reads:
     latencies_ms: list[float] = field(default_factory=list)
     failed: int = 0
 
-    def line(self, name: str, phase: str) -> str:
-        done = sorted(self.latencies_ms)
+    def p50(self) -> float | None:
+        return statistics.median(self.latencies_ms) if self.latencies_ms else None
+
+    def line(self, name: str, phase: str, calm: Reads) -> str:
+        """A row of the table: these reads, beside the calm reads just before them."""
+        done, before = sorted(self.latencies_ms), calm.p50()
+        shown = "–" if before is None else f"{before:.1f}"
         if not done:
-            return f"| {name} | {phase} | 0 | {self.failed} | – | – | – |"
-        p99 = done[min(len(done) - 1, int(0.99 * len(done)))]
+            return f"| {name} | {phase} | 0 | {self.failed} | – | – | – | {shown} | – |"
+        p50, p99 = statistics.median(done), done[min(len(done) - 1, int(0.99 * len(done)))]
+        ratio = "–" if before is None else f"{p50 / before:.2f}×"
         return (
             f"| {name} | {phase} | {len(done):,} | {self.failed} | "
-            f"{statistics.median(done):.1f} | {p99:.1f} | {done[-1]:.1f} |"
+            f"{p50:.1f} | {p99:.1f} | {done[-1]:.1f} | {shown} | {ratio} |"
         )
 
 
@@ -143,10 +153,17 @@ def measure(command: str, name: str, args: argparse.Namespace, workdir: Path) ->
         with web_service(server.url, keys, command=command) as base:
             urls = [f"{base}/health", f"{base}/api/tournaments/{tid}/standings"]
             host, port = base.removeprefix("http://").split(":")
-            lines = [read_loop(urls, args.seconds, args.readers).line(name, "calm")]
-            with slow_connections(host, int(port), args.slow) as opened:
-                slow = read_loop(urls, args.seconds, args.readers)
-            lines.append(slow.line(name, f"{opened[0]} slow connections"))
+            lines = []
+
+            def phase(during: Any, described: Callable[[Any], str]) -> None:
+                """Calm reads, then reads under ``during``; its row, named by ``described``."""
+                calm = read_loop(urls, args.seconds, args.readers)
+                with during as held:
+                    reads = read_loop(urls, args.seconds, args.readers)
+                lines.append(reads.line(name, described(held), calm))
+
+            slow = slow_connections(host, int(port), args.slow)
+            phase(slow, lambda opened: f"{opened[0]} slow connections")
             play = json.dumps({"opponents": ["house:hard"] * 3, "seat": 3}).encode()
             change = json.dumps({"endpoint": nowhere}).encode()
             owner = {"Authorization": f"Bearer {token}"}
@@ -157,12 +174,17 @@ def measure(command: str, name: str, args: argparse.Namespace, workdir: Path) ->
                 ("10 clients flooding endpoint changes to a black hole", 10, "PATCH",
                  f"/api/bots/{bot.id}", change, owner),
             ]  # fmt: skip
-            for phase, clients, method, path, body, headers in loads:
-                with flood(clients, method, base + path, body, headers) as answers:
-                    done = read_loop(urls, args.seconds, args.readers)
-                shown = ", ".join(f"{n} x {s}" for s, n in sorted(answers.items()))
-                lines.append(done.line(name, f"{phase} ({shown})"))
+            for load, clients, method, path, body, headers in loads:
+                phase(
+                    flood(clients, method, base + path, body, headers),
+                    lambda answers, load=load: f"{load} ({answered(answers)})",
+                )
             return lines
+
+
+def answered(answers: Counter[int]) -> str:
+    """``60 x 200, 97 x 429``: how a flood was answered."""
+    return ", ".join(f"{n} x {status}" for status, n in sorted(answers.items()))
 
 
 def recorded_match(store: Any, keys: Any) -> tuple[str, str]:
@@ -219,17 +241,51 @@ def black_hole() -> Iterator[str]:
 def flood(
     clients: int, method: str, url: str, body: bytes | None, headers: dict[str, str]
 ) -> Iterator[Counter[int]]:
-    """``clients`` threads sending the same request again and again until the block ends;
-    yields the count of answers by status (0: no answer within 30 s)."""
-    stop = threading.Event()
+    """``clients`` threads sending the same request again and again until the block ends, in a
+    process of their own (in the readers' process their loop would hold its interpreter lock
+    and delay the reads it measures); yields the count of answers by status (0: no answer
+    within 30 s), complete once the block has ended."""
+    context = multiprocessing.get_context("spawn")
+    ready, stop = context.Event(), context.Event()
+    results: Any = context.Queue()
+    process = context.Process(
+        target=_flood,
+        kwargs={
+            "clients": clients,
+            "request": (method, url, body, headers),
+            "ready": ready,
+            "stop": stop,
+            "results": results,
+        },
+    )
+    process.start()
+    ready.wait(30)
+    answers: Counter[int] = Counter()
+    try:
+        yield answers
+    finally:
+        stop.set()
+        answers.update(results.get(timeout=60))
+        process.join(10)
+
+
+def _flood(
+    *,
+    clients: int,
+    request: tuple[str, str, bytes | None, dict[str, str]],
+    ready: Any,
+    stop: Any,
+    results: Any,
+) -> None:
+    method, url, body, headers = request
     answers: Counter[int] = Counter()
     sent = {"Content-Type": "application/json", **headers} if body else headers
 
     def send() -> None:
         while not stop.is_set():
-            request = urllib.request.Request(url, data=body, headers=sent, method=method)
+            asked = urllib.request.Request(url, data=body, headers=sent, method=method)
             try:
-                with urllib.request.urlopen(request, timeout=30) as response:
+                with urllib.request.urlopen(asked, timeout=30) as response:
                     response.read()
                     answers[response.status] += 1
             except urllib.error.HTTPError as error:
@@ -241,12 +297,10 @@ def flood(
     threads = [threading.Thread(target=send, daemon=True) for _ in range(clients)]
     for thread in threads:
         thread.start()
-    try:
-        yield answers
-    finally:
-        stop.set()
-        for thread in threads:
-            thread.join(40)
+    ready.set()
+    for thread in threads:
+        thread.join()
+    results.put(dict(answers))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -258,13 +312,20 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     os.environ["GONGZHU_PLAY_LIMIT"] = "100000 per minute"  # one address starts every game
     os.environ["GONGZHU_ALLOW_PRIVATE_ENDPOINTS"] = "1"  # the black hole is on loopback
-    configurations = {"Procfile (gevent)": web_command(), "gthread (until 2026-12)": GTHREAD}
+    configurations = {
+        "Procfile (gevent)": web_command(),
+        "gevent, /verify not limited": f"env GONGZHU_VERIFY_LIMIT='{UNLIMITED}' {web_command()}",
+        "gthread (until 2026-12)": f"env GONGZHU_VERIFY_LIMIT='{UNLIMITED}' {GTHREAD}",
+    }
     print(
         f"{args.readers} readers of /health and a tournament's standings, {args.seconds:g} s a "
         f"phase; slow connections send a header byte every {TRICKLE_S:g} s"
     )
-    print("| web | phase | reads | failed (5 s timeout) | p50 ms | p99 ms | max ms |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print(
+        "| web | load | reads | failed (5 s timeout) | p50 ms | p99 ms | max ms "
+        "| calm p50 ms just before | p50 ÷ calm |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as where:
         for name, command in configurations.items():
             for line in measure(command, name, args, Path(where)):

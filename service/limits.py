@@ -1,23 +1,46 @@
-"""Rate limits (flask-limiter on the arena's Redis): registrations and new human games are limited
-per client address, endpoint changes per bot owner; and how many endpoint handshakes one web
-process runs at once."""
+"""Rate limits (flask-limiter on the arena's Redis): registrations, new human games and log
+verifications are limited per client address, endpoint changes per bot owner; a client over a
+limit is held before its ``429``; and how many endpoint handshakes one web process runs at once."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import request
-from flask_limiter import Limiter
+from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
+from gevent import monkey
 
 from service.auth import sent_token
 from service.context import arena
 from service.errors import ApiError
 from workers.store import hash_token
 
-limiter = Limiter(key_func=get_remote_address, strategy="fixed-window", headers_enabled=True)
+
+def hold_breach(limit: RequestLimit) -> None:
+    """Hold a client over a limit for ``breach_hold_s`` before its ``429``, when the web process
+    is event-driven. A flood that does not back off would otherwise be answered as fast as it
+    asks, and a ``429`` costs about what a stored answer does: held, each of its connections
+    sends one request a second, and waiting costs a greenlet, not the CPU. A thread-per-request
+    server would give a thread to each held request, so there it answers at once."""
+    if cooperative():
+        time.sleep(arena().config.breach_hold_s)
+
+
+def cooperative() -> bool:
+    """Whether this process runs on gevent's event loop (the Procfile's web workers)."""
+    return bool(monkey.is_module_patched("time"))
+
+
+limiter = Limiter(
+    key_func=get_remote_address,
+    strategy="fixed-window",
+    headers_enabled=True,
+    on_breach=hold_breach,
+)
 
 
 def register_limit() -> str:
@@ -28,6 +51,11 @@ def register_limit() -> str:
 def play_limit() -> str:
     """The configured limit on starting human games."""
     return arena().config.play_limit
+
+
+def verify_limit() -> str:
+    """The configured limit on verifications of a match's log."""
+    return arena().config.verify_limit
 
 
 def endpoint_check_limit() -> str:

@@ -46,6 +46,13 @@ class Config:
     """The whole time a registration's ``hello`` may take."""
     endpoint_check_limit: str = "10 per minute"
     """Endpoint changes (each a handshake) a bot's owner may make (flask-limiter syntax)."""
+    verify_limit: str = "60 per minute"
+    """Verifications of a match's log (``POST /api/matches/{id}/verify``) a client address may
+    ask for (flask-limiter syntax); the operator is not limited."""
+    breach_hold_s: float = 1.0
+    """How long a client over a rate limit waits for its ``429`` when the web process is
+    event-driven (gevent): a flood that does not back off then costs the arena a sleeping
+    greenlet per connection, not the CPU. 0: answer at once."""
     handshakes_at_once: int = 8
     """Endpoint handshakes (registrations and endpoint changes) one web process runs at once;
     beyond that a request is answered 503 at once rather than wait."""
@@ -77,6 +84,8 @@ class Config:
             secret_grace_s=_number(env, "GONGZHU_SECRET_GRACE_S", DEFAULT_SECRET_GRACE_S),
             handshake_timeout_s=float(_number(env, "GONGZHU_HANDSHAKE_TIMEOUT_S", 5)),
             endpoint_check_limit=env.get("GONGZHU_ENDPOINT_CHECK_LIMIT", "10 per minute"),
+            verify_limit=env.get("GONGZHU_VERIFY_LIMIT", "60 per minute"),
+            breach_hold_s=_seconds(env, "GONGZHU_BREACH_HOLD_S", 1.0),
             handshakes_at_once=_number(env, "GONGZHU_HANDSHAKES_AT_ONCE", 8),
             trust_proxy_headers=_number(env, "GONGZHU_TRUSTED_PROXIES", 0),
             worker_ttl_s=_number(env, "GONGZHU_WORKER_TTL_S", 45),
@@ -102,3 +111,16 @@ def _number(env: Mapping[str, str], name: str, default: int) -> int:
     if not value.isdigit():
         raise ConfigError(f"{name} must be a whole number ≥ 0, not {value!r}")
     return int(value)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 60:
+        raise ConfigError(f"{name} must be a number of seconds from 0 to 60, not {value!r}")
+    return seconds

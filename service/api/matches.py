@@ -23,7 +23,9 @@ from service.api import views
 from service.auth import is_operator
 from service.context import arena, store
 from service.errors import ApiError, ErrorSchema
+from service.limits import limiter, verify_limit
 from service.schemas import MatchArgs, MatchSchema, VerificationSchema, page_of
+from workers.records import Match
 
 blp = Blueprint("matches", __name__, url_prefix="/api", description="Matches and replays")
 EMBARGOED = (
@@ -32,9 +34,9 @@ EMBARGOED = (
 )
 
 
-def _packed_log(match_id: str) -> bytes:
-    """The stored log, if it may be shown: the match has finished, and its deal is not under
-    embargo (docs/REPLAYS.md, fair deals) unless the operator asks."""
+def _finished(match_id: str) -> tuple[Match, bytes]:
+    """The match and its stored log, if the log may be shown: the match has finished, and its
+    deal is not under embargo (docs/REPLAYS.md, fair deals) unless the operator asks."""
     match = store().get_match(match_id)
     if match is None:
         raise ApiError(404, f"there is no match {match_id}")
@@ -44,7 +46,7 @@ def _packed_log(match_id: str) -> bytes:
     embargo = store().embargo(match)
     if embargo is not None and not is_operator():
         raise ApiError(409, embargo.message, error="embargoed")
-    return blob
+    return match, blob
 
 
 @blp.route("/matches")
@@ -79,29 +81,30 @@ def get_match(match_id: str) -> dict[str, Any]:
 def replay(match_id: str) -> Response:
     """The match's sealed log: every decision, its integrity block and the arena's signature."""
     # the stored canonical JSON as it is: nothing to parse and encode again
-    return Response(unpacked_json(_packed_log(match_id)), mimetype="application/json")
+    return Response(unpacked_json(_finished(match_id)[1]), mimetype="application/json")
 
 
 @blp.route("/matches/<match_id>/verify", methods=["POST"])
+@limiter.limit(verify_limit, exempt_when=is_operator)
 @blp.response(200, VerificationSchema)
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
 @blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
+@blp.alt_response(429, schema=ErrorSchema, description="too many verifications from here")
 def verify_match(match_id: str) -> dict[str, Any]:
     """Check the log's seal, then re-run the referee over it (and check its deals against the
     tournament's secret once it is revealed); the first discrepancy, if any. A sealed log never
     changes, so each verification is stored and answered again from the store: the referee
     runs once per log, key and revealed secret, however often it is asked."""
-    blob = _packed_log(match_id)
-    sealed = unpack(blob)
+    match, blob = _finished(match_id)
     public = arena().replay_key().public_key()
-    secret = _revealed_secret(sealed.get("tournament_id"))
+    secret = _revealed_secret(match.tournament_id)
     fingerprint = hashlib.sha256(
         b"|".join([blob, key_id_of(public).encode(), secret or b""])
     ).hexdigest()
     stored = store().verification(match_id, fingerprint)
     if stored is not None:
         return stored
-    report = _verification(sealed, public, secret)
+    report = _verification(unpack(blob), public, secret)
     store().keep_verification(match_id, fingerprint, report)
     return report
 
@@ -130,11 +133,9 @@ def _verification(
     }
 
 
-def _revealed_secret(tournament_id: Any) -> bytes | None:
-    """The deal secret of the log's tournament, if the tournament is over (revealed)."""
-    if not isinstance(tournament_id, str):
-        return None
-    tournament = store().get_tournament(tournament_id)
+def _revealed_secret(tournament_id: str | None) -> bytes | None:
+    """The deal secret of the match's tournament, if the tournament is over (revealed)."""
+    tournament = None if tournament_id is None else store().get_tournament(tournament_id)
     return None if tournament is None else store().revealed_secret(tournament)
 
 

@@ -4,6 +4,7 @@ switch off), as in production."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,11 +12,13 @@ import pytest
 import redis
 from flask import Flask
 
+from bot_sdk.protocol import BotInfo
 from service import Config, create_app
 from tests.workers.conftest import arena_config
 from workers.store import Store
 
 OPERATOR = "operator-token-for-security-tests"
+PUBLIC_ADDRESS = "93.184.216.34"
 
 
 @pytest.fixture
@@ -39,3 +42,15 @@ def app(config: Config) -> Flask:
 @pytest.fixture
 def store(config: Config) -> Store:
     return Store.from_url(config.redis_url, config.secret_key)
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every host resolves to one public address and every handshake succeeds: registration's
+    success path is fuzzed too, and nothing leaves the machine."""
+
+    monkeypatch.setattr("service.endpoints.resolve_host", lambda host, port: [PUBLIC_ADDRESS])
+    monkeypatch.setattr(
+        "service.api.bots.handshake", lambda *args, **kwargs: BotInfo("fuzzed", "1.0")
+    )
+    yield

@@ -10,7 +10,6 @@ on every run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,7 +25,6 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from bot_sdk.protocol import BotInfo
 from service import Config, create_app
 from tests.security.conftest import OPERATOR
 from workers.store import Store
@@ -43,7 +41,6 @@ ANYWHERE = {400, 405, 413, 415}
 """Answered before any view runs (a body that is not JSON, a method the path does not have, a
 body over 64 KiB, a body that is not ``application/json``): the error shape, documented once in
 docs/API.md and by every operation's ``default`` response."""
-PUBLIC_ADDRESS = "93.184.216.34"
 
 
 def served_document() -> dict[str, Any]:
@@ -64,18 +61,6 @@ def owner(store: Store) -> tuple[str, str]:
         version="1", secret="s3cret",
     )  # fmt: skip
     return bot.id, token
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every host resolves to one public address and every handshake succeeds: registration's
-    success path is fuzzed too, and nothing leaves the machine."""
-
-    monkeypatch.setattr("service.endpoints.resolve_host", lambda host, port: [PUBLIC_ADDRESS])
-    monkeypatch.setattr(
-        "service.api.bots.handshake", lambda *args, **kwargs: BotInfo("fuzzed", "1.0")
-    )
-    yield
 
 
 @schema.parametrize()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -10,11 +11,11 @@ from flask.testing import FlaskClient
 from referee import Rules
 from replays.integrity import pack, public_key_from_pem
 from replays.log import TimeControl
-from service import Config
+from service import Config, create_app
 from service.api import matches
 from service.pages import views
 from service.pages.views import viewer_data
-from tests.service.service_support import sealed_log
+from tests.service.service_support import operator, sealed_log
 from workers.records import Format, TournamentSpec, TournamentStatus
 from workers.store import Store
 
@@ -131,6 +132,24 @@ def test_a_verification_is_computed_once_and_answered_from_the_store(
     store.redis.set("gz:replay:m2", pack({**log, "rated": not log["rated"]}))
     changed = client.post("/api/matches/m2/verify").json
     assert runs == ["m2", "m2"] and changed["ok"] is False
+
+
+def test_verifications_are_limited_per_address_and_not_for_the_operator(
+    config: Config, recorded: dict[str, Any]
+) -> None:
+    client = create_app(dataclasses.replace(config, verify_limit="3 per minute")).test_client()
+
+    def asked(address: str, headers: dict[str, str] | None = None) -> int:
+        return client.post(
+            "/api/matches/m1/verify", headers=headers, environ_base={"REMOTE_ADDR": address}
+        ).status_code
+
+    assert [asked("203.0.113.7") for _ in range(4)] == [200, 200, 200, 429]
+    refused = client.post("/api/matches/m1/verify", environ_base={"REMOTE_ADDR": "203.0.113.7"})
+    assert refused.json["error"] == "rate_limited" and "3 per 1 minute" in refused.json["message"]
+    assert 0 < int(refused.headers["Retry-After"]) <= 60
+    assert asked("203.0.113.8") == 200  # another client
+    assert [asked("203.0.113.7", operator()) for _ in range(5)] == [200] * 5
 
 
 def test_a_match_announced_before_it_finishes(store: Store, config: Config) -> None:
