@@ -43,6 +43,11 @@ class Status(enum.StrEnum):
     FORFEIT_AUTOPLAY = "forfeit-autoplay"
     """The bot had forfeited the match; the arena played for it without asking."""
 
+    @property
+    def is_fault(self) -> bool:
+        """A fault of the seat (counted towards its forfeit): not ok, and not played for it."""
+        return self not in (Status.OK, Status.FORFEIT_AUTOPLAY)
+
 
 def status_of(error: AnswerError) -> Status:
     """The status of a refused answer: illegal (the rules forbid it) or invalid (not an answer
