@@ -151,7 +151,7 @@ class MatchResult:
 
 
 @dataclass(frozen=True)
-class Fault:
+class BotFault:
     """One decision of a participant whose status is not ``ok``, as the per-bot fault index keeps
     it: where it is in its match's log (the replay viewer opens there) and what went wrong."""
 

@@ -13,7 +13,7 @@ from openskill.models import PlackettLuce
 
 from referee import Play
 from replays.log import MatchLog, Status
-from workers.records import Fault, Rating, Standing
+from workers.records import BotFault, Rating, Standing
 
 MODEL = PlackettLuce()
 DEFAULT_MU: float = MODEL.mu
@@ -88,9 +88,9 @@ def ranked(standings: Sequence[Standing]) -> list[Standing]:
     return result
 
 
-def faults_of(log: MatchLog) -> dict[str, list[Fault]]:
+def faults_of(log: MatchLog) -> dict[str, list[BotFault]]:
     """Each participant's faults in the match, in the log's order (house bots' too)."""
-    found: dict[str, list[Fault]] = {seat.bot_id: [] for seat in log.seats}
+    found: dict[str, list[BotFault]] = {seat.bot_id: [] for seat in log.seats}
     for hand in log.hands:
         plays = 0
         for index, record in enumerate(hand.decisions):
@@ -99,7 +99,7 @@ def faults_of(log: MatchLog) -> dict[str, list[Fault]]:
             if not record.status.is_fault:
                 continue
             found[log.seats[record.seat].bot_id].append(
-                Fault(
+                BotFault(
                     match_id=log.match_id,
                     hand=hand.hand_number,
                     decision=index,

@@ -67,9 +67,9 @@ from replays.integrity import generate_key, pack, private_key_from_pem, private_
 from replays.log import DecisionRecord, MatchLog, TimeControl
 from workers.records import (
     Bot,
+    BotFault,
     BotStatus,
     Embargo,
-    Fault,
     Format,
     HumanGame,
     Match,
@@ -578,14 +578,14 @@ class Store:
             ids, total = every[start : start + per_page], len(every)
         return Page(self.get_matches(ids), total, page, per_page)
 
-    def faults(self, bot_id: str, *, page: int, per_page: int) -> Page[Fault]:
+    def faults(self, bot_id: str, *, page: int, per_page: int) -> Page[BotFault]:
         """A participant's faults, newest first (the last :data:`FAULTS_KEPT`)."""
         start = (page - 1) * per_page
         pipe = self.redis.pipeline(transaction=False)
         pipe.lrange(_faults(bot_id), start, start + per_page - 1)
         pipe.llen(_faults(bot_id))
         raw, total = pipe.execute()
-        return Page([Fault(**json.loads(item)) for item in raw], int(total), page, per_page)
+        return Page([BotFault(**json.loads(item)) for item in raw], int(total), page, per_page)
 
     def get_matches(self, match_ids: Sequence[str]) -> list[Match]:
         """The stored matches among ``match_ids``, in the order given (one round trip)."""
