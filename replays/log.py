@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot_sdk.protocol import AnswerError, IllegalAnswer
+from bot_sdk.protocol import AnswerError, Fault
 from referee import (
     AnyMove,
     CardSet,
@@ -43,11 +43,27 @@ class Status(enum.StrEnum):
     FORFEIT_AUTOPLAY = "forfeit-autoplay"
     """The bot had forfeited the match; the arena played for it without asking."""
 
+    @property
+    def is_fault(self) -> bool:
+        """A fault of the seat (counted towards its forfeit): not ok, and not played for it."""
+        return self not in (Status.OK, Status.FORFEIT_AUTOPLAY)
+
+
+STATUS_OF_FAULT: Mapping[Fault, Status] = {
+    Fault.TIMEOUT: Status.TIMEOUT,
+    Fault.CONNECTION: Status.ERROR,
+    Fault.HTTP_STATUS: Status.ERROR,
+    Fault.MALFORMED: Status.INVALID,
+    Fault.WRONG_KIND: Status.INVALID,
+    Fault.ILLEGAL: Status.ILLEGAL,
+}
+"""The log's status of each of the SDK's finer fault names (docs/PROTOCOL.md's fault table)."""
+
 
 def status_of(error: AnswerError) -> Status:
     """The status of a refused answer: illegal (the rules forbid it) or invalid (not an answer
     to this decision at all: malformed, the wrong kind)."""
-    return Status.ILLEGAL if isinstance(error, IllegalAnswer) else Status.INVALID
+    return STATUS_OF_FAULT[error.fault]
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,7 @@ def _notes(index: int, record: DecisionRecord) -> list[str]:
             f"    {LATE_MARK} decision {index}, seat {record.seat}: late ({record.latency_ms} ms): "
             f"{_overage(record)} ms from the bank, which had {record.time_bank_ms} ms"
         ]
-    if record.status in (Status.OK, Status.FORFEIT_AUTOPLAY):
+    if not record.status.is_fault:
         return []
     latency = "no latency" if record.latency_ms is None else f"{record.latency_ms} ms"
     line = (

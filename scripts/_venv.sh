@@ -12,8 +12,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.installed-$(cat pyproject.toml setup.py | sha256sum | cut -c1-16)-$1
 if [ ! -e "$stamp" ]; then
+    # Measured: 57 s with an empty pip cache, 22 s with a warm one (docs/OPERATIONS.md).
+    echo "Installing the arena and its tools into .venv/ (first run, or pyproject.toml changed):" \
+         "about a minute..." >&2
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e ".[$1]"
     rm -f .venv/.installed-*
     touch "$stamp"
+    echo "Installed." >&2
 fi

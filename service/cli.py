@@ -4,6 +4,10 @@ gongzhu run                       # everything, with a demo tournament (scripts/
 gongzhu web | worker | cron | redis
 gongzhu replay verify match.json --url URL  # and show, export, reask
 gongzhu practice my_bot:MyBot     # the SDK's practice runner
+
+``run`` writes the arena's settings into its data directory (:mod:`workers.settings`); every
+other command finds the arena there (``GONGZHU_DATA_DIR``, default ``data``) unless the
+environment names it (``REDIS_URL`` for the roles, ``GONGZHU_URL`` for the client commands).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import socket
 import sys
 import threading
 from collections.abc import Iterator, Mapping
@@ -36,6 +41,7 @@ from service.runtime import DataDir
 from workers.cli import cron as cron_command
 from workers.cli import worker as worker_command
 from workers.redis_server import redis_command
+from workers.settings import ArenaSettings, NoArenaError, arena_environment, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PROCFILE = ROOT / "Procfile"
@@ -50,12 +56,27 @@ def main() -> None:
 
 
 url_option = click.option(
-    "--url", envvar="GONGZHU_URL", default="http://127.0.0.1:8000", show_default=True,
-    help="The arena (env GONGZHU_URL).",
+    "--url", envvar="GONGZHU_URL",
+    help="The arena (env GONGZHU_URL; default: the one of $GONGZHU_DATA_DIR/arena.json).",
 )  # fmt: skip
 token_option = click.option(
-    "--token", envvar="GONGZHU_OPERATOR_TOKEN", default="", help="Operator token (env same name)."
-)
+    "--token", envvar="GONGZHU_OPERATOR_TOKEN",
+    help="Operator token (env same name; default: the token of the arena's data directory).",
+)  # fmt: skip
+
+
+def _arena(url: str | None, token: str | None = None) -> ArenaClient:
+    """The arena at ``url``, else the one the data directory's settings name. The operator
+    token, when not given, is read from the settings' token file, and only for that arena."""
+    if url:
+        return ArenaClient(url.rstrip("/"), token or "")
+    try:
+        settings = load_settings(os.environ)
+    except NoArenaError as error:
+        raise click.ClickException(str(error)) from None
+    if token is None:
+        token = Path(settings.operator_token_file).read_text().strip()
+    return ArenaClient(settings.url.rstrip("/"), token)
 
 
 def _echo_json(data: object) -> None:
@@ -108,45 +129,77 @@ def run(
 
     Ctrl-C stops everything; running again with the same --data-dir reuses the data.
     """
+    configured = os.environ.get("REDIS_URL")
+    refuse_taken(port, "the web service's (--port)")
+    if not configured:
+        refuse_taken(redis_port, "the arena's own Redis's (--redis-port)")
     data = DataDir(data_dir.resolve())
     data.log_dir.mkdir(parents=True, exist_ok=True)
-    configured = os.environ.get("REDIS_URL")
-    password = None if configured else data.redis_password()
-    own = {} if password is None else {"GONGZHU_REDIS_PASSWORD": password}
     where = f"127.0.0.1:{redis_port}/0"
-    redis_url = configured or f"redis://:{quote(password or '', safe='')}@{where}"
-    env = {
-        **_with_this_python(os.environ),
-        **own,
-        **data.environment(redis_url, allow_private_endpoints=demo),
-        "GONGZHU_DATA_DIR": str(data.path),
-        "GONGZHU_REDIS_PORT": str(redis_port),
-        "GONGZHU_BIND": f"127.0.0.1:{port}",
-    }
+    password_file = None if configured else data.redis_password_path()
+    password = "" if password_file is None else password_file.read_text().strip()
+    url = f"http://127.0.0.1:{port}"
+    settings = ArenaSettings(
+        url=url,
+        bind=f"127.0.0.1:{port}",
+        redis_url=configured or f"redis://:{quote(password, safe='')}@{where}",
+        redis_port=redis_port,
+        data_dir=str(data.path),
+        operator_token_file=str(data.operator_token_path()),
+        secret_key_file=str(data.secret_key_path()),
+        replay_key_file=str(data.replay_key_path()),
+        redis_password_file=None if password_file is None else str(password_file),
+        allow_private_endpoints=demo,
+    )
+    settings.write(data.settings_path)
+    env = {**_with_this_python(os.environ), **settings.environment()}
     log = (data.log_dir / "arena.log").open("a", buffering=1)
     manager = Manager(Printer(log))
     for name, command in procfile_processes(workers=workers, own_redis=not configured).items():
         manager.add_process(name, command, env=env, cwd=str(ROOT))
-    url = f"http://127.0.0.1:{port}"
     click.echo(f"Arena data in {data.path}; process logs in {data.log_dir / 'arena.log'}")
-    own_redis = f"its own, at redis://{where} (password in {data.path / 'redis-password'})"
+    click.echo(f"Settings (for the other gongzhu commands): {data.settings_path}")
+    click.echo(f"Operator token: in {settings.operator_token_file}")
+    own_redis = f"its own, at redis://{where} (password in {password_file})"
     click.echo(f"Redis: {configured if configured else own_redis}")
-    if demo:
-        arena = ArenaClient(url, env["GONGZHU_OPERATOR_TOKEN"])
-        threading.Thread(target=_demo, args=(arena, data, hands, manager), daemon=True).start()
-    else:
-        click.echo(f"Serving {url}/ (API docs {url}/api/docs). Ctrl-C stops the arena.")
+    arena = ArenaClient(url, env["GONGZHU_OPERATOR_TOKEN"])
+    follow = (_demo, (arena, data, hands, manager)) if demo else (_announce, (arena, manager))
+    threading.Thread(target=follow[0], args=follow[1], daemon=True).start()
     manager.loop()
     if manager.returncode:
         click.echo(f"The arena stopped; its processes' output is in {data.log_dir / 'arena.log'}")
     sys.exit(manager.returncode or 0)
 
 
+def refuse_taken(port: int, whose: str) -> None:
+    """Stop at once, before starting anything, when another program listens on ``port``."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn and Redis do
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as error:
+            raise click.ClickException(
+                f"port {port}, {whose}, is taken: another program holds 127.0.0.1:{port} "
+                f"({error.strerror}). Stop it, or choose another port."
+            ) from None
+
+
+def _announce(arena: ArenaClient, manager: Manager) -> None:
+    """Say where the arena serves once it answers there (``/ready``)."""
+    try:
+        arena.wait_ready()
+    except ArenaError as error:
+        click.echo(f"\nThe arena did not start: {error}", err=True)
+        manager.terminate()
+        return
+    click.echo(f"Serving {arena.url}/ (API docs {arena.url}/api/docs). Ctrl-C stops the arena.")
+
+
 def _demo(arena: ArenaClient, data: DataDir, hands: int, manager: Manager) -> None:
     try:
         arena.wait_ready()
         with serve_bots() as urls:
-            bots = register_bots(arena, urls, data.path / "demo-bots.json")
+            bots = register_bots(arena, urls, data.demo_bots_path)
             tournament = run_tournament(arena, [*bots, *HOUSE], hands=hands)
             print_standings(arena, tournament)
             click.echo("\nThe arena keeps running; Ctrl-C stops it.")
@@ -159,9 +212,13 @@ def _demo(arena: ArenaClient, data: DataDir, hands: int, manager: Manager) -> No
 @main.command()
 def web() -> None:
     """The web service alone: the Procfile's ``web`` line (gunicorn with the arena's gevent
-    workers), configured from the environment."""
+    workers), configured from the environment or the data directory's settings."""
+    try:
+        env = arena_environment(os.environ, configured_by="REDIS_URL")
+    except NoArenaError as error:
+        raise click.ClickException(str(error)) from None
     command = procfile_processes(workers=0, own_redis=False)["web"]
-    os.execvpe("sh", ["sh", "-c", f"exec {command}"], _with_this_python(os.environ))
+    os.execvpe("sh", ["sh", "-c", f"exec {command}"], _with_this_python(env))
 
 
 @main.command()
@@ -178,9 +235,9 @@ def redis(directory: Path, port: int) -> None:
 @main.command()
 @click.option("--tournament", "tournament_id", help="A tournament's standings (default: ladder).")
 @url_option
-def standings(tournament_id: str | None, url: str) -> None:
+def standings(tournament_id: str | None, url: str | None) -> None:
     """Print a tournament's standings, or the ladder."""
-    arena = ArenaClient(url.rstrip("/"))
+    arena = _arena(url)
     with _arena_errors():
         if tournament_id:
             print_standings(arena, arena.call("GET", f"/api/tournaments/{tournament_id}"))
@@ -203,21 +260,21 @@ def bots() -> None:
 @click.option("--contact", required=True, help="How the arena reaches the bot's owner.")
 @click.option("--description", default="")
 @url_option
-def register_bot(name: str, endpoint: str, contact: str, description: str, url: str) -> None:
+def register_bot(name: str, endpoint: str, contact: str, description: str, url: str | None) -> None:
     """Register the bot NAME served at ENDPOINT; prints its id, token and signing secret (once)."""
     body = {"name": name, "endpoint": endpoint, "contact": contact, "description": description}
     with _arena_errors():
-        made = ArenaClient(url.rstrip("/")).call("POST", "/api/bots", json=body)
+        made = _arena(url).call("POST", "/api/bots", json=body)
     _echo_json(made)
     click.echo("Keep the token to manage the bot; serve the bot with the signing secret.", err=True)
 
 
 @bots.command("list")
 @url_option
-def list_bots(url: str) -> None:
+def list_bots(url: str | None) -> None:
     """The registered bots (public fields)."""
     with _arena_errors():
-        _echo_json(ArenaClient(url.rstrip("/")).call("GET", "/api/bots?per_page=100")["items"])
+        _echo_json(_arena(url).call("GET", "/api/bots?per_page=100")["items"])
 
 
 @main.group()
@@ -239,7 +296,7 @@ def tournaments() -> None:
 @token_option
 def create_tournament(
     *, name: str, participants: tuple[str, ...], rules: str, hands: int | None,
-    matches_per_table: int, start: bool, url: str, token: str,
+    matches_per_table: int, start: bool, url: str | None, token: str | None,
 ) -> None:  # fmt: skip
     """Create the tournament NAME among the participants."""
     try:
@@ -251,7 +308,7 @@ def create_tournament(
         tournament_format["hands"] = hands
     body = {"name": name, "participants": list(participants), "rules": profile,
             "format": tournament_format}  # fmt: skip
-    arena = ArenaClient(url.rstrip("/"), token)
+    arena = _arena(url, token)
     with _arena_errors():
         made = arena.operator("POST", "/api/tournaments", json=body)
         if start:
@@ -263,30 +320,30 @@ def create_tournament(
 @click.argument("tournament_id")
 @url_option
 @token_option
-def start_tournament(tournament_id: str, url: str, token: str) -> None:
+def start_tournament(tournament_id: str, url: str | None, token: str | None) -> None:
     """Start a created tournament: its matches are queued for the workers."""
     with _arena_errors():
         path = f"/api/tournaments/{tournament_id}/start"
-        _echo_json(ArenaClient(url.rstrip("/"), token).operator("POST", path))
+        _echo_json(_arena(url, token).operator("POST", path))
 
 
 @tournaments.command("requeue-failed")
 @click.argument("tournament_id")
 @url_option
 @token_option
-def requeue_failed(tournament_id: str, url: str, token: str) -> None:
+def requeue_failed(tournament_id: str, url: str | None, token: str | None) -> None:
     """Play a tournament's failed matches again (each with all its retries)."""
     with _arena_errors():
         path = f"/api/tournaments/{tournament_id}/requeue-failed"
-        _echo_json(ArenaClient(url.rstrip("/"), token).operator("POST", path))
+        _echo_json(_arena(url, token).operator("POST", path))
 
 
 @tournaments.command("list")
 @url_option
-def list_tournaments(url: str) -> None:
+def list_tournaments(url: str | None) -> None:
     """Tournaments with their status and progress."""
     with _arena_errors():
-        for t in ArenaClient(url.rstrip("/")).call("GET", "/api/tournaments?per_page=100")["items"]:
+        for t in _arena(url).call("GET", "/api/tournaments?per_page=100")["items"]:
             done, total = t["progress"]["done"], t["progress"]["total"]
             failed = f" ({t['progress']['failed']} failed)" if t["progress"].get("failed") else ""
             click.echo(f"{t['id']:<20} {t['status']:<10} {done:>5}/{total:<5} {t['name']}{failed}")
@@ -297,13 +354,11 @@ def list_tournaments(url: str) -> None:
 @click.option("--name", required=True)
 @url_option
 @token_option
-def schedule_tournament(cron: str, name: str, url: str, token: str) -> None:
+def schedule_tournament(cron: str, name: str, url: str | None, token: str | None) -> None:
     """Run a round of the ladder among all active bots whenever CRON fires (e.g. "0 3 * * *")."""
     with _arena_errors():
         body = {"cron": cron, "template": {"name": name}}
-        _echo_json(
-            ArenaClient(url.rstrip("/"), token).operator("POST", "/api/schedules", json=body)
-        )
+        _echo_json(_arena(url, token).operator("POST", "/api/schedules", json=body))
 
 
 main.add_command(worker_command)

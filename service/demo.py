@@ -22,6 +22,7 @@ from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.house import EasyBot, NormalBot
 from bot_sdk.server import make_app
 from service.api_client import ArenaClient
+from workers.settings import write_private
 
 DEMO_BOTS: dict[str, Callable[[], Bot]] = {
     "demo-lowest-card": LowestCard,
@@ -49,7 +50,8 @@ def serve_bots() -> Iterator[dict[str, str]]:
 
 
 def register_bots(arena: ArenaClient, urls: dict[str, str], keep: Path) -> list[str]:
-    """Register the demo bots (or, on a later run, point them at their new URLs)."""
+    """Register the demo bots (or, on a later run, point them at their new URLs); their ids and
+    tokens are kept in ``keep``, readable by its owner only."""
     known: dict[str, dict[str, str]] = json.loads(keep.read_text()) if keep.exists() else {}
     for name, url in urls.items():
         if name in known:
@@ -69,7 +71,7 @@ def register_bots(arena: ArenaClient, urls: dict[str, str], keep: Path) -> list[
             },
         )
         known[name] = {"id": made["bot"]["id"], "token": made["token"]}
-        keep.write_text(json.dumps(known, indent=2))
+        write_private(keep, json.dumps(known, indent=2).encode())
     return [known[name]["id"] for name in urls]
 
 

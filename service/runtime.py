@@ -1,12 +1,13 @@
-"""The arena's data directory: its own Redis's files, and the secrets it generates on first run.
+"""The arena's data directory: its own Redis's files, the secrets it generates on first run and
+the settings file the other commands find the arena by.
 
 Running the arena again with the same directory reuses everything: the data, the Fernet key
-that encrypts the bots' signing secrets, the replay signing key and the operator token.
+that encrypts the bots' signing secrets, the replay signing key and the operator token. Every
+file holding a secret or a token is readable by its owner only (0600).
 """
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,13 +16,7 @@ from pathlib import Path
 from cryptography.fernet import Fernet
 
 from replays.integrity import generate_key, private_key_pem
-
-
-def _private_file(path: Path, content: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(content)
+from workers.settings import SETTINGS_FILE, write_private
 
 
 @dataclass(frozen=True)
@@ -36,35 +31,35 @@ class DataDir:
     def log_dir(self) -> Path:
         return self.path / "logs"
 
-    def secret_key(self) -> str:
-        """The Fernet key (``GONGZHU_SECRET_KEY``), made on first use."""
-        return self._kept("secret.key", Fernet.generate_key).decode()
+    @property
+    def settings_path(self) -> Path:
+        """The settings file the other commands find the arena by (:mod:`workers.settings`)."""
+        return self.path / SETTINGS_FILE
 
-    def redis_password(self) -> str:
+    @property
+    def demo_bots_path(self) -> Path:
+        """The demo bots' ids and management tokens."""
+        return self.path / "demo-bots.json"
+
+    def secret_key_path(self) -> Path:
+        """The Fernet key (``GONGZHU_SECRET_KEY``), made on first use."""
+        return self._kept("secret.key", Fernet.generate_key)
+
+    def redis_password_path(self) -> Path:
         """The password of the arena's own Redis, made on first use: no other local user can
         read or rewrite the arena's data through it."""
-        return self._kept("redis-password", lambda: secrets.token_urlsafe(32).encode()).decode()
+        return self._kept("redis-password", lambda: secrets.token_urlsafe(32).encode())
 
-    def operator_token(self) -> str:
-        return self._kept("operator-token", lambda: secrets.token_urlsafe(24).encode()).decode()
+    def operator_token_path(self) -> Path:
+        """The bearer token of the operator endpoints (``GONGZHU_OPERATOR_TOKEN``)."""
+        return self._kept("operator-token", lambda: secrets.token_urlsafe(24).encode())
 
     def replay_key_path(self) -> Path:
         """The Ed25519 key that seals match logs (``GONGZHU_REPLAY_KEY``), made on first use."""
-        self._kept("replay-key.pem", lambda: private_key_pem(generate_key()))
-        return self.path / "replay-key.pem"
+        return self._kept("replay-key.pem", lambda: private_key_pem(generate_key()))
 
-    def _kept(self, name: str, make: Callable[[], bytes]) -> bytes:
+    def _kept(self, name: str, make: Callable[[], bytes]) -> Path:
         path = self.path / name
         if not path.exists():
-            _private_file(path, make())
-        return path.read_bytes().strip()
-
-    def environment(self, redis_url: str, *, allow_private_endpoints: bool) -> dict[str, str]:
-        """The variables every process of the arena needs (see docs/OPERATIONS.md)."""
-        return {
-            "REDIS_URL": redis_url,
-            "GONGZHU_SECRET_KEY": self.secret_key(),
-            "GONGZHU_OPERATOR_TOKEN": self.operator_token(),
-            "GONGZHU_REPLAY_KEY": str(self.replay_key_path()),
-            "GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "1" if allow_private_endpoints else "0",
-        }
+            write_private(path, make())
+        return path

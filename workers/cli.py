@@ -1,7 +1,8 @@
 """The workers' command line: ``python -m workers worker`` runs an RQ worker on the arena's
 queue, ``python -m workers cron`` runs rq's cron scheduler with the stored tournament
-schedules (:mod:`workers.cron`). Both read the configuration from the environment and ride out
-a Redis restart (docs/OPERATIONS.md)."""
+schedules (:mod:`workers.cron`). Both read the configuration from the environment, or the data
+directory's settings file (:mod:`workers.settings`), and ride out a Redis restart
+(docs/OPERATIONS.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import click
 import redis
 from rq.exceptions import StopRequested
 
-from workers.config import Config
+from workers.config import Config, ConfigError
 from workers.cron import ArenaCron
 from workers.queueing import ArenaWorker, make_worker
 from workers.store import Store
@@ -31,6 +32,14 @@ _STEADY_S = 60.0
 @click.group()
 def main() -> None:
     """The arena's RQ workers."""
+
+
+def _config() -> Config:
+    """The arena's configuration, or a clear message when there is none."""
+    try:
+        return Config.from_environment()
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _connect(config: Config, *, wait_s: float | None = REDIS_WAIT_S) -> redis.Redis:
@@ -59,7 +68,7 @@ def worker(burst: bool) -> None:
     rq's work loop ends when Redis goes away (a restart, a failover) while the worker is busy or
     sweeping; this command then waits for Redis and starts a new loop, so a Redis restart needs
     no worker restart. A match interrupted by it is played again (docs/OPERATIONS.md)."""
-    config = Config.from_environment()
+    config = _config()
     connection = _connect(config)
     delay = RESTART_BACKOFF_S[0]
     while True:
@@ -115,7 +124,7 @@ def cron() -> None:
     A schedule created or deleted through the API takes effect within 10 s. When Redis goes away
     the scheduler waits for it and starts again, re-reading the schedules; a fire time that
     passes while Redis is down is skipped (docs/OPERATIONS.md)."""
-    config = Config.from_environment()
+    config = _config()
     connection = _connect(config)
     while True:
         scheduler = ArenaCron(Store(connection, config.secret_key), config.queue_name)

@@ -1,5 +1,9 @@
 """The arena's configuration: one object, read from the environment in exactly one place.
 
+When the environment does not name the arena's Redis (``REDIS_URL``), the settings file that
+``gongzhu run`` wrote in the data directory does (:mod:`workers.settings`); with neither, there
+is no arena to run against and :meth:`Config.from_environment` says so: it never guesses.
+
 The service and the workers both receive a :class:`Config` (the app factory takes one); nothing
 else reads ``os.environ``. docs/OPERATIONS.md lists every variable with its default.
 """
@@ -11,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+from workers.settings import NoArenaError, arena_environment
+
 DEFAULT_QUEUE = "arena"
 DEFAULT_REGISTER_LIMIT = "10 per hour"
 DEFAULT_PLAY_LIMIT = "60 per hour"
@@ -24,7 +29,7 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Config:
-    redis_url: str = DEFAULT_REDIS_URL
+    redis_url: str = ""
     """Where the arena's data lives (``REDIS_URL``). Must run with append-only persistence."""
     secret_key: str = ""
     """A Fernet key (``GONGZHU_SECRET_KEY``) that encrypts the bots' signing secrets at rest."""
@@ -69,11 +74,17 @@ class Config:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:
-        """The configuration in ``environ`` (default: this process's environment)."""
-        env = os.environ if environ is None else environ
+        """The configuration in ``environ`` (default: this process's environment), completed
+        from the data directory's settings file when it has no ``REDIS_URL``."""
+        try:
+            env = arena_environment(
+                os.environ if environ is None else environ, configured_by="REDIS_URL"
+            )
+        except NoArenaError as error:
+            raise ConfigError(str(error)) from None
         key_path = env.get("GONGZHU_REPLAY_KEY", "")
         return cls(
-            redis_url=env.get("REDIS_URL", DEFAULT_REDIS_URL),
+            redis_url=env["REDIS_URL"],
             secret_key=env.get("GONGZHU_SECRET_KEY", ""),
             operator_token=env.get("GONGZHU_OPERATOR_TOKEN", ""),
             allow_private_endpoints=_flag(env, "GONGZHU_ALLOW_PRIVATE_ENDPOINTS"),

@@ -188,7 +188,7 @@ class FaultBook:
                 book.banks[record.seat] = time_control.charge(
                     record.time_bank_ms, record.latency_ms
                 )[0]
-            if record.status not in (Status.OK, Status.FORFEIT_AUTOPLAY):
+            if record.status.is_fault:
                 book.count_fault(record.seat)
         return book
 

@@ -151,6 +151,26 @@ class MatchResult:
 
 
 @dataclass(frozen=True)
+class BotFault:
+    """One decision of a participant whose status is not ``ok``, as the per-bot fault index keeps
+    it: where it is in its match's log (the replay viewer opens there) and what went wrong."""
+
+    match_id: str
+    hand: int
+    """The hand's number in the match (1 first)."""
+    decision: int
+    """The decision's index in the hand's decisions (0 first), as the replay viewer numbers it."""
+    trick: int
+    """The trick it was played in (1-13), 0 for a pass or an exposure."""
+    kind: str
+    status: str
+    """The log's status name: timeout, error, invalid, illegal or forfeit-autoplay."""
+    message: str
+    """The log's fault message (may name cards: not shown while the match is embargoed)."""
+    latency_ms: int | None = None
+
+
+@dataclass(frozen=True)
 class Match:
     id: str
     tournament_id: str | None

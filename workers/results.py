@@ -11,8 +11,9 @@ from dataclasses import replace
 
 from openskill.models import PlackettLuce
 
+from referee import Play
 from replays.log import MatchLog, Status
-from workers.records import Rating, Standing
+from workers.records import BotFault, Rating, Standing
 
 MODEL = PlackettLuce()
 DEFAULT_MU: float = MODEL.mu
@@ -85,3 +86,28 @@ def ranked(standings: Sequence[Standing]) -> list[Standing]:
         tied = result and key(result[-1]) == key(standing)
         result.append(replace(standing, rank=result[-1].rank if tied else index + 1))
     return result
+
+
+def faults_of(log: MatchLog) -> dict[str, list[BotFault]]:
+    """Each participant's faults in the match, in the log's order (house bots' too)."""
+    found: dict[str, list[BotFault]] = {seat.bot_id: [] for seat in log.seats}
+    for hand in log.hands:
+        plays = 0
+        for index, record in enumerate(hand.decisions):
+            is_play = isinstance(record.applied, Play)
+            plays += is_play
+            if not record.status.is_fault:
+                continue
+            found[log.seats[record.seat].bot_id].append(
+                BotFault(
+                    match_id=log.match_id,
+                    hand=hand.hand_number,
+                    decision=index,
+                    trick=(plays + 3) // 4 if is_play else 0,
+                    kind=record.kind.value,
+                    status=record.status.value,
+                    message=record.fault or "",
+                    latency_ms=record.latency_ms,
+                )
+            )
+    return found

@@ -20,6 +20,8 @@ Keys (all under ``gz:``)::
     gz:match:{id}:verifications     hash: what the log's verification depends on (SHA-256) ->
                                     the verification's report (JSON)
     gz:bot:{id}:matches             zset of a participant's match ids
+    gz:bot:{id}:faults              list of a participant's faults (JSON), newest first, the
+                                    last FAULTS_KEPT; written with its match's result
     gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
     gz:rating:{id}                  string: a participant's ladder rating (JSON)
     gz:ladder                       zset of participant ids by conservative rating
@@ -65,6 +67,7 @@ from replays.integrity import generate_key, pack, private_key_from_pem, private_
 from replays.log import DecisionRecord, MatchLog, TimeControl
 from workers.records import (
     Bot,
+    BotFault,
     BotStatus,
     Embargo,
     Format,
@@ -82,7 +85,7 @@ from workers.records import (
     TournamentSpec,
     TournamentStatus,
 )
-from workers.results import add_to_standing, is_rated, new_rating, ranked, rate
+from workers.results import add_to_standing, faults_of, is_rated, new_rating, ranked, rate
 
 Clock = Callable[[], float]
 
@@ -95,6 +98,8 @@ _LADDER = "gz:ladder"
 _SCHEDULES = "gz:schedules"
 _REPLAY_KEY = "gz:replay-key"
 _HUMAN_BOTS = "gz:human-bots"
+FAULTS_KEPT = 10_000
+"""A participant's fault index keeps its latest faults, this many (its pages show 50 each)."""
 HUMAN_GAME_TTL_S = 30 * 24 * 3600
 """An abandoned human game is forgotten a month after its last move."""
 
@@ -137,6 +142,10 @@ def _verifications(match_id: str) -> str:
 
 def _bot_matches(bot_id: str) -> str:
     return f"gz:bot:{bot_id}:matches"
+
+
+def _faults(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:faults"
 
 
 def _replay(match_id: str) -> str:
@@ -569,6 +578,15 @@ class Store:
             ids, total = every[start : start + per_page], len(every)
         return Page(self.get_matches(ids), total, page, per_page)
 
+    def faults(self, bot_id: str, *, page: int, per_page: int) -> Page[BotFault]:
+        """A participant's faults, newest first (the last :data:`FAULTS_KEPT`)."""
+        start = (page - 1) * per_page
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.lrange(_faults(bot_id), start, start + per_page - 1)
+        pipe.llen(_faults(bot_id))
+        raw, total = pipe.execute()
+        return Page([BotFault(**json.loads(item)) for item in raw], int(total), page, per_page)
+
     def get_matches(self, match_ids: Sequence[str]) -> list[Match]:
         """The stored matches among ``match_ids``, in the order given (one round trip)."""
         found = []
@@ -652,6 +670,10 @@ class Store:
         pipe.hdel(_match(log.match_id), "failure")
         pipe.hsetnx(_match(log.match_id), "created_at", log.started_at or now)
         self._index_match(pipe, log.match_id, seats, tid, seq, only_new=True)
+        for bot_id, faults in faults_of(log).items():
+            if faults:
+                pipe.lpush(_faults(bot_id), *(json.dumps(asdict(f)) for f in faults))
+                pipe.ltrim(_faults(bot_id), 0, FAULTS_KEPT - 1)
         if tid and tournament:
             if log.deals.scheme is DealScheme.COMMITTED and log.deals.label:
                 pipe.hincrby(_unfinished_deals(tid), log.deals.label, -1)

@@ -15,6 +15,7 @@ from service.context import store
 from service.pages.chart import rating_chart
 from service.pages.replay import replay_data
 from workers.records import Match, MatchStatus
+from workers.store import FAULTS_KEPT
 
 blp = Blueprint(
     "pages",
@@ -26,6 +27,8 @@ blp = Blueprint(
 
 PER_PAGE = 100
 RECENT = 20
+FAULTS_PER_PAGE = 50
+TOURNAMENTS_PER_PAGE = 50
 
 
 class PageNotFound(Exception):  # noqa: N818 - reads as what happened
@@ -44,15 +47,19 @@ def names(ids: Iterable[str]) -> dict[str, str]:
     return {i: found[i].name if i in found else i for i in wanted}
 
 
-def _page_arg() -> int:
-    return max(1, request.args.get("page", 1, type=int) or 1)
+def _page_arg(name: str = "page") -> int:
+    return max(1, request.args.get(name, 1, type=int) or 1)
+
+
+def _last_page(total: int, per_page: int) -> int:
+    return max(1, -(-total // per_page))
 
 
 @blp.route("/")
 def ladder() -> str:
     page = _page_arg()
     found = store().ladder(page=page, per_page=PER_PAGE)
-    last = max(1, -(-found.total // PER_PAGE))
+    last = _last_page(found.total, PER_PAGE)
     return render_template(
         "pages/ladder.html",
         rows=found.items,
@@ -71,6 +78,18 @@ def _all_matches(tournament_id: str) -> list[Match]:
         if page * PER_PAGE >= found.total:
             return matches
         page += 1
+
+
+@blp.route("/tournaments")
+def tournaments() -> str:
+    page = _page_arg()
+    found = store().list_tournaments(page=page, per_page=TOURNAMENTS_PER_PAGE)
+    return render_template(
+        "pages/tournaments.html",
+        tournaments=found.items,
+        page=page,
+        last=_last_page(found.total, TOURNAMENTS_PER_PAGE),
+    )
 
 
 @blp.route("/tournaments/<tournament_id>")
@@ -107,6 +126,8 @@ def bot(bot_id: str) -> str:
     recent = store().list_matches(page=1, per_page=RECENT, bot_id=bot_id).items
     history = store().rating_history(bot_id)
     chart = rating_chart([(p.match_id, p.conservative) for p in history])
+    fault_page = _page_arg("fault_page")
+    faults = store().faults(bot_id, page=fault_page, per_page=FAULTS_PER_PAGE)
     return render_template(
         "pages/bot.html",
         bot_id=bot_id,
@@ -115,7 +136,19 @@ def bot(bot_id: str) -> str:
         recent=recent,
         chart=chart,
         names=names([bot_id, *(b for m in recent for b in m.seats)]),
+        faults=faults.items,
+        fault_total=faults.total,
+        fault_page=fault_page,
+        fault_last=_last_page(faults.total, FAULTS_PER_PAGE),
+        fault_cap=FAULTS_KEPT,
+        embargoed=_embargoed({f.match_id for f in faults.items}),
     )
+
+
+def _embargoed(match_ids: set[str]) -> set[str]:
+    """The matches among ``match_ids`` whose hands and decisions are still embargoed."""
+    matches = store().get_matches(sorted(match_ids))
+    return {m.id for m in matches if store().embargo(m) is not None}
 
 
 @blp.route("/matches/<match_id>")

@@ -4,9 +4,12 @@ and a clean stop on Ctrl-C."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import time
@@ -19,6 +22,11 @@ import requests
 from workers.redis_server import free_port
 
 DEMO_TIMEOUT_S = 180
+PRIVATE_FILES = [
+    "arena.json", "demo-bots.json", "operator-token", "redis-password", "secret.key",
+    "replay-key.pem",
+]  # fmt: skip
+"""The files of the data directory that hold tokens or secrets: each is 0600."""
 
 
 def test_the_run_command_plays_the_demo_and_serves_its_standings(tmp_path: Path) -> None:
@@ -68,6 +76,12 @@ def test_the_run_command_plays_the_demo_and_serves_its_standings(tmp_path: Path)
         with pytest.raises(redis.AuthenticationError):  # another local user, without it
             redis.Redis(port=redis_port).ping()
         assert redis.Redis(port=redis_port, password=password).ping()
+        data = tmp_path / "data"
+        assert f"Operator token: in {data / 'operator-token'}" in output
+        for name in PRIVATE_FILES:
+            mode = stat.S_IMODE((data / name).stat().st_mode)
+            assert mode == 0o600, f"{name} is {oct(mode)}"
+        _the_other_commands_find_this_arena(env, data, base)
     finally:
         process.send_signal(signal.SIGINT)
         try:
@@ -79,6 +93,65 @@ def test_the_run_command_plays_the_demo_and_serves_its_standings(tmp_path: Path)
     assert not _alive(process.pid), "Ctrl-C left processes of the arena running"
     aof = [p.name for p in (tmp_path / "data" / "redis").iterdir()]
     assert any(name.startswith("appendonly") for name in aof), aof
+
+
+def _gongzhu(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "service", *args]
+    return subprocess.run(
+        command, check=False, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def _the_other_commands_find_this_arena(env: dict[str, str], data: Path, base: str) -> None:
+    """With only GONGZHU_DATA_DIR (no GONGZHU_URL, no REDIS_URL), the client commands reach
+    this arena's web service on its port and a worker this arena's Redis, password and all."""
+    here = {**env, "GONGZHU_DATA_DIR": str(data)}
+    ladder = _gongzhu(here, "standings")
+    assert ladder.returncode == 0, ladder.stderr
+    bots = requests.get(f"{base}/api/bots", timeout=10).json()["items"]
+    assert bots and all(bot["id"] in ladder.stdout for bot in bots), ladder.stdout
+    listed = _gongzhu(here, "tournaments", "list")
+    assert listed.returncode == 0 and "done" in listed.stdout, listed.stderr
+    # an operator command: the token comes from the data directory's token file
+    create = ["tournaments", "create", "check", "--participant", bots[0]["id"], "--hands", "1"]
+    made = _gongzhu(here, *create)
+    assert made.returncode == 0, made.stderr
+    assert json.loads(made.stdout)["status"] == "created"
+    burst = [sys.executable, "-m", "workers", "worker", "--burst"]
+    worker = subprocess.run(
+        burst, check=False, env=here, capture_output=True, text=True, timeout=120
+    )
+    assert worker.returncode == 0, worker.stderr
+
+
+def test_without_an_arena_the_commands_say_so(tmp_path: Path) -> None:
+    """No settings file and no variables: every command stops with the reason, guessing no
+    port (nothing is tried on 6379 or 8000)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REDIS_URL", "GONGZHU_"))}
+    env["GONGZHU_DATA_DIR"] = str(tmp_path / "none")
+    for command in (["standings"], ["tournaments", "list"], ["worker", "--burst"], ["cron"],
+                    ["web"]):  # fmt: skip
+        result = _gongzhu(env, *command)
+        assert result.returncode == 1, (command, result.stdout, result.stderr)
+        assert "no arena is configured" in result.stderr, (command, result.stderr)
+        assert str(tmp_path / "none" / "arena.json") in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_run_on_a_taken_port_fails_at_once_with_the_reason(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REDIS_URL", "GONGZHU_"))}
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        started = time.monotonic()
+        result = _gongzhu(env, "run", "--data-dir", str(tmp_path / "data"), "--port", str(port))
+        took = time.monotonic() - started
+    assert result.returncode == 1, result.stdout
+    assert f"port {port}" in result.stderr and "another program holds" in result.stderr
+    assert "Serving" not in result.stdout
+    assert not (tmp_path / "data").exists()  # nothing was started, nothing made
+    assert took < 20, took
 
 
 def _alive(group: int) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.fernet import Fernet
@@ -52,6 +53,9 @@ class Arena:
     tournament_matches: list[str]
     rich: MatchLog
     """A three-hand match with faults, outside the tournament."""
+    embargoed: MatchLog
+    """A one-hand unrated match with faults, in a second tournament ("summer cup"), whose
+    replay is embargoed: the other match of its deal is still to play."""
     store: Store
 
 
@@ -83,9 +87,27 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     store.create_match("m_t3", seats=bots, tournament_id=tid, table_id="table-1")
     rich = faulty_log(config, "m_rich", bots, hands=3)
     store.record_result("m_rich", rich)
+    embargoed = _embargoed_match(config, store, ["house:normal", *bots[1:]])
     with serving(create_app(config, store=store)) as url:
-        yield Arena(url, bots, tid, done, MatchLog.from_json(rich), store)
+        yield Arena(
+            url, bots, tid, done, MatchLog.from_json(rich), MatchLog.from_json(embargoed), store
+        )
     redis.stop()
+
+
+def _embargoed_match(config: Config, store: Store, seats: list[str]) -> dict[str, Any]:
+    """Record the first of two matches sharing a deal label in a running tournament."""
+    spec = TournamentSpec(
+        "summer cup", tuple(seats), Format(), Rules(fixed_hands=1), TimeControl(1000, 30000, 5)
+    )
+    tid = store.create_tournament(spec)
+    store.set_tournament_total(tid, 2)
+    store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
+    for match_id in ("m_s1", "m_s2"):
+        store.create_match(match_id, seats=seats, tournament_id=tid, deal_label="t1:d1")
+    log = faulty_log(config, "m_s1", seats, hands=1, tournament_id=tid, rated=False)
+    store.record_result("m_s1", log)
+    return log
 
 
 def _bot(store: Store, name: str) -> str:

@@ -51,7 +51,15 @@ class Flaky(LowestCard):
         return super().play(obs)
 
 
-def faulty_log(config: Config, match_id: str, bots: list[str], *, hands: int) -> dict[str, Any]:
+def faulty_log(
+    config: Config,
+    match_id: str,
+    bots: list[str],
+    *,
+    hands: int,
+    tournament_id: str | None = None,
+    rated: bool = True,
+) -> dict[str, Any]:
     """A sealed match of ``hands`` hands in which seat 1 makes two faults."""
     game = Game(Rules(fixed_hands=hands), seed=7)
     players = [
@@ -64,6 +72,9 @@ def faulty_log(config: Config, match_id: str, bots: list[str], *, hands: int) ->
         match_id=match_id,
         deals=DealSource.practice("7"),
         time_control=TimeControl(1000, 30000, 5),
+        tournament_id=tournament_id,
+        table_id="table-1" if tournament_id else None,
+        rated=rated,
     )
     assert config.replay_key_path is not None
     key = private_key_from_pem(config.replay_key_path.read_bytes())

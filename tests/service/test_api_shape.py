@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import stat
+from pathlib import Path
 
 import pytest
 from flask import Flask
@@ -12,6 +14,7 @@ from flask.testing import FlaskClient
 
 from service import Config, create_app
 from workers.config import ConfigError
+from workers.settings import ArenaSettings
 
 
 def test_openapi_documents_every_path(app: Flask, client: FlaskClient) -> None:
@@ -91,8 +94,28 @@ def test_configuration_from_the_environment() -> None:
     )
     assert config.redis_url == "redis://r:1/2" and config.allow_private_endpoints
     assert str(config.replay_key_path) == "/k.pem" and config.secret_grace_s == 60
-    assert Config.from_environment({}) == Config()
+    assert Config.from_environment({"REDIS_URL": "redis://r:1/2"}) == Config("redis://r:1/2")
     with pytest.raises(ConfigError, match="GONGZHU_ALLOW_PRIVATE_ENDPOINTS"):
-        Config.from_environment({"GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "maybe"})
+        Config.from_environment({"REDIS_URL": "redis://r", "GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "?"})
     with pytest.raises(ConfigError, match="GONGZHU_SECRET_KEY"):
         create_app(Config())
+
+
+def test_with_no_redis_url_the_data_directorys_settings_name_the_arena(tmp_path: Path) -> None:
+    """Without REDIS_URL the configuration is the settings file's; with neither, no guess."""
+    with pytest.raises(ConfigError, match=f"no arena is configured: {tmp_path}/arena.json"):
+        Config.from_environment({"GONGZHU_DATA_DIR": str(tmp_path)})
+    (tmp_path / "token").write_text("tok\n")
+    (tmp_path / "key").write_text("k")
+    ArenaSettings(
+        url="http://127.0.0.1:8150", bind="127.0.0.1:8150", redis_url="redis://:pw@h:6400/0",
+        redis_port=6400, data_dir=str(tmp_path), operator_token_file=str(tmp_path / "token"),
+        secret_key_file=str(tmp_path / "key"), replay_key_file="/k.pem",
+        redis_password_file=None, allow_private_endpoints=False,
+    ).write(tmp_path / "arena.json")  # fmt: skip
+    assert stat.S_IMODE((tmp_path / "arena.json").stat().st_mode) == 0o600
+    config = Config.from_environment({"GONGZHU_DATA_DIR": str(tmp_path)})
+    assert config.redis_url == "redis://:pw@h:6400/0" and config.operator_token == "tok"
+    assert config.secret_key == "k" and str(config.replay_key_path) == "/k.pem"
+    given = {"GONGZHU_DATA_DIR": str(tmp_path), "GONGZHU_QUEUE": "q", "REDIS_URL": "redis://e"}
+    assert Config.from_environment(given).redis_url == "redis://e"  # the environment wins

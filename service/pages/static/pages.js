@@ -76,6 +76,10 @@ class Viewer {
     this.hand = this.clamp(Number.parseInt(params.get("hand"), 10) - 1 || 0, data.hands.length);
     const frames = data.hands[this.hand].frames.length;
     this.trick = this.clamp(Number.parseInt(params.get("trick"), 10) || 0, frames);
+    // ?decision=N (with ?hand=): open at that fault of the hand, marked, whatever ?trick= says
+    const decision = Number.parseInt(params.get("decision"), 10);
+    this.linked = data.hands[this.hand].faults.find((f) => f.decision === decision) || null;
+    if (this.linked) this.trick = this.linked.trick;
     const seat = params.get("seat");
     if (seat !== null && /^[0-3]$/.test(seat)) this.view = seat;
     this.select = root.querySelector("#view");
@@ -90,6 +94,8 @@ class Viewer {
     }
     document.addEventListener("keydown", (event) => this.key(event));
     this.render();
+    const linked = root.querySelector(".fault.linked");
+    if (linked) linked.scrollIntoView({ block: "center" });
   }
 
   clamp(value, count) {
@@ -112,6 +118,7 @@ class Viewer {
   // Tricks run on into the next or previous hand; a hand step opens the hand before its first trick.
   step(hands, tricks) {
     const all = this.data.hands;
+    this.linked = null;
     if (hands) {
       this.hand = this.clamp(this.hand + hands, all.length);
       this.trick = 0;
@@ -169,6 +176,8 @@ class Viewer {
     url.searchParams.set("trick", String(this.trick));
     if (own === null) url.searchParams.delete("seat");
     else url.searchParams.set("seat", String(own));
+    if (this.linked) url.searchParams.set("decision", String(this.linked.decision));
+    else url.searchParams.delete("decision");
     window.history.replaceState(null, "", url);
   }
 
@@ -196,7 +205,7 @@ class Viewer {
     const here = hand.faults.filter((f) => f.trick === this.trick && (own === null || f.seat === own));
     box.replaceChildren(
       ...here.map((f) =>
-        el("div", { class: "fault", role: "note" }, [
+        el("div", { class: f === this.linked ? "fault linked" : "fault", role: "note", "data-decision": f.decision }, [
           el("strong", {}, this.seatName(f.seat) + ": " + f.status),
           " on its " + f.kind + " decision (#" + f.decision + ")",
           f.latency_ms === null ? "" : ", after " + f.latency_ms + " ms",
