@@ -61,10 +61,22 @@ class BotPublicSchema(Schema):
     id = fields.String()
     name = fields.String()
     description = fields.String()
-    status = fields.String()
-    version = fields.String()
+    status = fields.String(
+        metadata={
+            "description": "pending (until its endpoint is verified), active, paused, retired"
+        }
+    )
+    version = fields.String(metadata={"description": "as the bot said in its last handshake"})
     created_at = fields.String()
     allow_human_games = fields.Boolean()
+    faults = fields.Integer(
+        metadata={"description": "its decisions the arena answered with the fallback (faults)"}
+    )
+    fallbacks = fields.Integer(
+        metadata={
+            "description": "its answers that were its own fallback, by their note ('fallback: ')"
+        }
+    )
 
 
 class BotSchema(BotPublicSchema):

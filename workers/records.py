@@ -31,6 +31,8 @@ T = TypeVar("T")
 
 
 class BotStatus(enum.StrEnum):
+    PENDING = "pending"
+    """Registered, its endpoint not yet verified (``verify-endpoint``): it never plays."""
     ACTIVE = "active"
     PAUSED = "paused"
     """Kept out of new tournaments until resumed."""
@@ -80,6 +82,11 @@ class Bot:
     updated_at: str
     allow_human_games: bool = False
     """The owner lets people choose the bot as an opponent on the Play page."""
+    faults: int = 0
+    """Its decisions in recorded matches that the arena answered with the fallback (faults)."""
+    fallbacks: int = 0
+    """Its decisions that the bot itself answered with a fallback, saying so in its note
+    (``bot_sdk.protocol.FALLBACK_NOTE``): counted, not faults."""
 
 
 @dataclass(frozen=True)

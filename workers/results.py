@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from openskill.models import PlackettLuce
 
+from bot_sdk.protocol import is_fallback_note
 from replays.log import MatchLog, Status
 from workers.records import Rating, Standing
 
@@ -36,6 +37,17 @@ def asked(log: MatchLog, seat: int) -> int:
         for hand in log.hands
         for record in hand.decisions
         if record.seat == seat and record.status is not Status.FORFEIT_AUTOPLAY
+    )
+
+
+def own_fallbacks(log: MatchLog, seat: int) -> int:
+    """How many of ``seat``'s answers were the bot's own fallback, by its note: not faults, but
+    its author wants to know."""
+    return sum(
+        1
+        for hand in log.hands
+        for record in hand.decisions
+        if record.seat == seat and record.status is Status.OK and is_fallback_note(record.note)
     )
 
 
