@@ -97,6 +97,32 @@ class BotCredentials(Schema):
     )
 
 
+class DoctorCheckSchema(Schema):
+    name = fields.String(required=True)
+    ok = fields.Boolean(required=True)
+    detail = fields.String(required=True, metadata={"description": "what was found"})
+
+
+class LatencySchema(Schema):
+    p50 = fields.Integer(required=True)
+    p90 = fields.Integer(required=True)
+    p99 = fields.Integer(required=True)
+    max = fields.Integer(required=True)
+
+
+class DoctorReportSchema(Schema):
+    endpoint = fields.String(required=True)
+    ok = fields.Boolean(required=True, metadata={"description": "every check passed"})
+    time_limit_ms = fields.Integer(required=True)
+    checks = fields.List(fields.Nested(DoctorCheckSchema), required=True)
+    latency_ms = fields.Nested(
+        LatencySchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "of every probed decision; null when none was answered"},
+    )
+
+
 class SecretSchema(Schema):
     signing_secret = fields.String(required=True)
     previous_valid_for_s = fields.Integer(

@@ -29,11 +29,13 @@ from service.schemas import (
     BotRegistration,
     BotSchema,
     BotUpdate,
+    DoctorReportSchema,
     PageArgs,
     SecretSchema,
     page_of,
 )
 from workers.bot_http import HelloError, handshake
+from workers.doctor import examine
 from workers.records import Bot, BotStatus
 from workers.store import NameTaken, NotFound, WrongState, new_secret
 
@@ -185,6 +187,30 @@ def verify_endpoint(bot_id: str) -> dict[str, Any]:
     version = _endpoint_checked(current.endpoint, store().signing_secrets(bot_id))
     with _refusals():
         return views.bot(store().endpoint_verified(bot_id, version))
+
+
+@blp.route("/<bot_id>/doctor", methods=["POST"])
+@owner_only(blp)
+@limiter.limit(endpoint_check_limit, key_func=owner_key)
+@blp.response(200, DoctorReportSchema)
+@blp.alt_response(422, schema=ErrorSchema, description="the endpoint is not one the arena calls")
+@blp.alt_response(429, schema=ErrorSchema, description="too many endpoint checks")
+@blp.alt_response(503, schema=ErrorSchema, description="too many endpoint checks at once")
+def doctor(bot_id: str) -> dict[str, Any]:
+    """Probe the bot's endpoint the way the arena calls it (``gongzhu doctor``): the report
+    card, each check with ``ok`` and what was found. A failing check is a 200 with
+    ``ok: false``."""
+    current = _owned(bot_id)
+    config = arena().config
+    _checked_url(current.endpoint)
+    with handshake_slot():
+        report = examine(
+            current.endpoint,
+            store().signing_secrets(bot_id),
+            allow_private=config.allow_private_endpoints,
+            hello_timeout_s=config.handshake_timeout_s,
+        )
+    return report.to_json()
 
 
 @blp.route("/<bot_id>/rotate-secret", methods=["POST"])
