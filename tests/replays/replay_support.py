@@ -200,7 +200,8 @@ class ScriptedSeat:
         if behaviour == "noted":
             return encode({**answer_of(self._player.choose(obs)), "note": "a random legal card"})
         if behaviour == "own_fallback":
-            return encode(fallback_answer(obs, "the bot raised ZeroDivisionError: division by zero"))
+            why = "the bot raised ZeroDivisionError: division by zero"
+            return encode(fallback_answer(obs, why))
         if behaviour == "illegal":
             if kind is DecisionKind.PASS:
                 return encode({"pass": obs.hand.names()[:2]})
