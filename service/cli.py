@@ -212,7 +212,12 @@ def register_bot(name: str, endpoint: str, contact: str, description: str, url: 
     with _arena_errors():
         made = ArenaClient(url.rstrip("/")).call("POST", "/api/bots", json=body)
     _echo_json(made)
-    click.echo("Keep the token to manage the bot; serve the bot with the signing secret.", err=True)
+    click.echo(
+        "Keep the token to manage the bot; serve the bot with the signing secret, then verify "
+        f"its endpoint (POST /api/bots/{made['bot']['id']}/verify-endpoint with the token) "
+        "to make it active.",
+        err=True,
+    )
 
 
 @bots.command("list")

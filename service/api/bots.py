@@ -3,12 +3,13 @@ active), the owner's view and changes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from marshmallow import Schema
 
 from service.api import views
 from service.auth import owner_only
@@ -170,14 +171,31 @@ def _refusals() -> Iterator[None]:
         raise ApiError(404, str(error)) from None
 
 
-@blp.route("/<bot_id>/verify-endpoint", methods=["POST"])
-@owner_only(blp)
-@limiter.limit(endpoint_check_limit, key_func=owner_key)
-@blp.response(200, BotSchema)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _endpoint_check(action: str, schema: type[Schema], refused: str) -> Callable[[F], F]:
+    """An owner's ``POST /api/bots/{id}/{action}`` that calls the bot's endpoint: counted in
+    the owner's endpoint checks, and run in one of the process's handshake slots."""
+
+    def decorate(view: F) -> F:
+        for status, why in (
+            (422, refused),
+            (429, "too many endpoint checks"),
+            (503, "too many endpoint checks at once"),
+        ):
+            view = blp.alt_response(status, schema=ErrorSchema, description=why)(view)
+        view = blp.response(200, schema)(view)
+        view = limiter.limit(endpoint_check_limit, key_func=owner_key)(view)
+        view = owner_only(blp)(view)
+        routed: F = blp.route(f"/<bot_id>/{action}", methods=["POST"])(view)
+        return routed
+
+    return decorate
+
+
+@_endpoint_check("verify-endpoint", BotSchema, "the handshake failed: the message says why")
 @blp.alt_response(409, schema=ErrorSchema, description="the bot is retired")
-@blp.alt_response(422, schema=ErrorSchema, description="the handshake failed: the message says why")
-@blp.alt_response(429, schema=ErrorSchema, description="too many endpoint checks")
-@blp.alt_response(503, schema=ErrorSchema, description="too many endpoint checks at once")
 def verify_endpoint(bot_id: str) -> dict[str, Any]:
     """Send the endpoint the protocol's hello, signed with the bot's secret: when it answers,
     a pending bot becomes active (and any bot's version is updated)."""
@@ -189,13 +207,7 @@ def verify_endpoint(bot_id: str) -> dict[str, Any]:
         return views.bot(store().endpoint_verified(bot_id, version))
 
 
-@blp.route("/<bot_id>/doctor", methods=["POST"])
-@owner_only(blp)
-@limiter.limit(endpoint_check_limit, key_func=owner_key)
-@blp.response(200, DoctorReportSchema)
-@blp.alt_response(422, schema=ErrorSchema, description="the endpoint is not one the arena calls")
-@blp.alt_response(429, schema=ErrorSchema, description="too many endpoint checks")
-@blp.alt_response(503, schema=ErrorSchema, description="too many endpoint checks at once")
+@_endpoint_check("doctor", DoctorReportSchema, "the endpoint is not one the arena calls")
 def doctor(bot_id: str) -> dict[str, Any]:
     """Probe the bot's endpoint the way the arena calls it (``gongzhu doctor``): the report
     card, each check with ``ok`` and what was found. A failing check is a 200 with
