@@ -32,6 +32,7 @@ from bot_sdk.protocol import (
     parse_answer,
     parse_hello_answer,
     pending_decision,
+    read_note,
 )
 from bot_sdk.signing import Secrets, sign
 from referee import (
@@ -105,6 +106,8 @@ class RemoteBot(Bot):
         self.time_bank_ms = time_bank_ms
         self.name = "remote"
         self.version = "?"
+        self.note: str | None = None
+        """The note of the bot's last answer (``bot_sdk.protocol.read_note``)."""
         self._secret = secret
         self._session = session or requests.Session()
         self._clock = clock
@@ -135,7 +138,9 @@ class RemoteBot(Bot):
             time_limit_ms=self.time_limit_ms,
             time_bank_ms=self.time_bank_ms,
         )
-        return parse_answer(kind, self._post(request), obs)
+        body = self._post(request)
+        self.note = read_note(body)
+        return parse_answer(kind, body, obs)
 
     def play(self, obs: Observation) -> Card:
         move = self._ask(obs, DecisionKind.PLAY)

@@ -4,8 +4,10 @@ This is the serving logic without HTTP (see :mod:`bot_sdk.server` for that):
 
 - Each bot call runs in its own thread; the request waits for it until ``time_limit_ms`` minus
   a safety margin, then answers the protocol's fallback (and the call runs on to its end).
-- A bot exception is logged with its traceback and answered with the fallback too, so a buggy
-  bot degrades instead of faulting. Both behaviours can be switched off while debugging.
+- A bot exception or an illegal move is logged with its traceback and answered with the
+  fallback too, so a buggy bot degrades instead of faulting. Every fallback answer carries a
+  ``note`` saying why (``fallback: ...``), which the arena records and counts.
+  Both behaviours can be switched off while debugging.
 - The first answer sent for a ``decision_id`` is final: a retry gets the same answer, and a
   retry arriving while the bot still thinks waits for the same call.
 - Served a bot class (or any factory), every seat of every match gets its own instance, so
@@ -27,6 +29,9 @@ from typing import Any, NamedTuple, TypeVar
 
 from bot_sdk.bot import Bot
 from bot_sdk.protocol import (
+    FALLBACK_NOTE,
+    MAX_NOTE,
+    AnswerError,
     Message,
     answer_of,
     encode,
@@ -137,7 +142,7 @@ class Dispatcher:
         try:
             answer = future.result(timeout=max(timeout, 0) if self.fallback_on_timeout else None)
         except FutureTimeout:
-            answer = answer_of(fallback_move(obs))
+            answer = fallback_answer(obs, f"the bot did not answer within {budget_ms:g} ms")
             logger.warning(
                 "decision %s: the bot did not answer within %d ms; answered the fallback %s",
                 decision_id, budget_ms, encode(answer).decode(),
@@ -147,7 +152,7 @@ class Dispatcher:
                 with self._lock:
                     self._inflight.pop(decision_id, None)
                 raise BotFailedError(f"{type(exc).__name__}: {exc}") from exc
-            answer = answer_of(fallback_move(obs))
+            answer = fallback_answer(obs, failure(exc))
             logger.error(
                 "decision %s: the bot failed; answered the fallback %s",
                 decision_id, encode(answer).decode(), exc_info=exc,
@@ -183,6 +188,19 @@ class Dispatcher:
 
         with contextlib.suppress(FutureTimeout):
             _call(seat, logged).result(timeout=NOTICE_WAIT_S)
+
+
+def fallback_answer(obs: Observation, why: str) -> Message:
+    """The protocol's fallback for ``obs``, with a note saying it is one, and why: the arena
+    records the note with the decision and counts the bot's fallbacks."""
+    return {**answer_of(fallback_move(obs)), "note": (FALLBACK_NOTE + why)[:MAX_NOTE]}
+
+
+def failure(error: Exception) -> str:
+    """Why a bot call failed, for the note: the refused move, or the exception."""
+    if isinstance(error, AnswerError):
+        return f"the bot's move was refused: {error}"
+    return f"the bot raised {type(error).__name__}: {error}"
 
 
 def _answer(bot: Bot, obs: Observation) -> Message:

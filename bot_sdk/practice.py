@@ -4,6 +4,10 @@ Every match seed is played four times, the bot in seat 0, 1, 2 and 3 in turn and
 opponents in the other seats in order. A seed fixes the deal of every hand number, so the
 bot meets the same cards from every seat and the luck of the deal largely cancels out.
 
+As in the arena, a decision that raises or is illegal is answered with the protocol's fallback
+and the match goes on; each one, each decision over the time limit, and each answer a served
+bot notes as its own fallback is reported, per decision.
+
 >>> import io
 >>> report = practice("normal", matches=1, seed=3, out=io.StringIO())
 >>> len(report.games), report.names[0]
@@ -16,6 +20,7 @@ import importlib
 import math
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -23,12 +28,22 @@ from typing import TextIO
 import click
 
 from bot_sdk.bot import Bot
+from bot_sdk.dispatch import failure
 from bot_sdk.house import HOUSE_BOTS, house_bot
+from bot_sdk.protocol import (
+    DEFAULT_TIME_LIMIT_MS,
+    answer_of,
+    encode,
+    fallback_move,
+    is_fallback_note,
+    parse_answer,
+    pending_decision,
+)
 from referee import (
+    AnyMove,
     Deal,
     Game,
     HandResult,
-    IllegalMoveError,
     Outcome,
     Phase,
     Rules,
@@ -69,6 +84,26 @@ class PracticeGame:
     """The deal of every hand, seat 0 first (the same for the four seatings of a match)."""
     hands: tuple[HandResult, ...]
     outcome: Outcome
+    incidents: tuple[Incident, ...] = ()
+
+
+@dataclass(frozen=True)
+class Incident:
+    """A decision the bot's author should look at: over the time limit, or a fallback."""
+
+    match: int
+    seat: int
+    name: str
+    hand: int
+    kind: str
+    latency_ms: int
+    what: str
+
+    def line(self) -> str:
+        return (
+            f"  ! {self.name} in seat {self.seat}, hand {self.hand}, {self.kind} "
+            f"({self.latency_ms} ms): {self.what}"
+        )
 
 
 @dataclass(frozen=True)
@@ -117,12 +152,14 @@ def practice(
     rules: Rules | None = None,
     out: TextIO | None = sys.stdout,
     secret: str | None = None,
+    time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
 ) -> PracticeReport:
-    """Play ``matches`` match seeds, each from all four seats; print every hand and a summary
-    to ``out`` (``None``: silent)."""
+    """Play ``matches`` match seeds, each from all four seats; print every hand, every
+    :class:`Incident` and a summary to ``out`` (``None``: silent)."""
     if len(opponents) != 3:
         raise ValueError(f"practice needs 3 opponents, not {len(opponents)}")
     rules = rules or Rules()
+    clock = _Clock(time_limit_ms)
     specs = [bot, *opponents]
     games: list[PracticeGame] = []
     names: list[str] = []
@@ -134,7 +171,7 @@ def practice(
             bots = [load_bot(specs[p], f"{match_seed}:{bot_seat}:{p}", secret) for p in seating]
             if not names:
                 names = [_label(p, bots[seating.index(p)].name) for p in range(4)]
-            games.append(_play(match, seating, bots, rules, match_seed))
+            games.append(_play(match, seating, bots, rules, match_seed, clock=clock))
             if out is not None:
                 _print_game(games[-1], names, out)
     report = PracticeReport(tuple(names), tuple(games))
@@ -147,30 +184,71 @@ def _label(participant: int, name: str) -> str:
     return name if participant == 0 else f"{name} #{participant}"
 
 
+@dataclass(frozen=True)
+class _Clock:
+    limit_ms: int
+
+    def decide(self, bot: Bot, game: Game, seat: int) -> tuple[AnyMove, list[str], int]:
+        """The bot's move (the fallback if it raised or was illegal), what went wrong, and how
+        long it took."""
+        obs = game.observation(seat)
+        start = time.monotonic()
+        problems: list[str] = []
+        try:
+            move = bot.decide(obs)
+            parse_answer(pending_decision(obs).kind, encode(answer_of(move)), obs)
+        except Exception as error:  # the bot's bug: reported, and the fallback played
+            move = fallback_move(obs)
+            problems.append(f"fallback played: {failure(error)}")
+        latency = round((time.monotonic() - start) * 1000)
+        note = getattr(bot, "note", None)
+        if is_fallback_note(note):
+            problems.append(f"the served bot answered its own fallback: {note}")
+        if latency > self.limit_ms:
+            problems.append(f"over the {self.limit_ms} ms time limit")
+        return move, problems, latency
+
+
 def _play(
-    match: int, seating: tuple[int, int, int, int], bots: list[Bot], rules: Rules, seed: str
+    match: int,
+    seating: tuple[int, int, int, int],
+    bots: list[Bot],
+    rules: Rules,
+    seed: str,
+    *,
+    clock: _Clock,
 ) -> PracticeGame:
     """One match, telling every bot of each hand's end (with its view at the hand's last play,
     as the arena does) and of the match's end."""
     game = Game(rules, seed=seed)
+    incidents: list[Incident] = []
     while not game.is_over():
         for decision in game.pending:
             bot = bots[decision.seat]
             last = game.phase is Phase.PLAYING and len(game.tricks) == 12 and len(game.trick) == 3
             views = [game.observation(s) for s in range(4)] if last else []
-            try:
-                game.push(bot.decide(game.observation(decision.seat)))
-            except IllegalMoveError as e:
-                raise IllegalMoveError(
-                    f"{bot.name} in seat {decision.seat}, match {match + 1}, "
-                    f"hand {game.hand_number}: {e}"
-                ) from e
+            move, problems, latency = clock.decide(bot, game, decision.seat)
+            incidents += [
+                Incident(
+                    match,
+                    decision.seat,
+                    bot.name,
+                    game.hand_number,
+                    decision.kind.value,
+                    latency,
+                    what,
+                )
+                for what in problems
+            ]
+            game.push(move)
             for seat, view in enumerate(views):
                 bots[seat].hand_end(game.results[-1], view)
     assert game.outcome is not None
     for bot in bots:
         bot.match_end(game.outcome)
-    return PracticeGame(match, seating, tuple(game.deals), tuple(game.results), game.outcome)
+    return PracticeGame(
+        match, seating, tuple(game.deals), tuple(game.results), game.outcome, tuple(incidents)
+    )
 
 
 def _print_game(game: PracticeGame, names: list[str], out: TextIO) -> None:
@@ -181,6 +259,8 @@ def _print_game(game: PracticeGame, names: list[str], out: TextIO) -> None:
         print(f"  hand {h.hand_number:>3}  {cells}", file=out)
     places = " ".join(str(p) for p in game.outcome.places)
     print(f"  places {places} after {game.outcome.hands_played} hands", file=out)
+    for incident in game.incidents:
+        print(incident.line(), file=out)
 
 
 def summary_table(report: PracticeReport) -> str:
@@ -191,6 +271,14 @@ def summary_table(report: PracticeReport) -> str:
         ci = f"[{lo:+.1f}, {hi:+.1f}]"
         places = " ".join(f"{n:>3}" for n in s.places)
         lines.append(f"{s.name:<22} {len(s.points):>6} {s.mean:>+9.1f} {ci:>18}   {places}")
+    incidents = [i for game in report.games for i in game.incidents]
+    slow = sum("time limit" in i.what for i in incidents)
+    lines.append(
+        f"{len(incidents)} decisions to look at ({slow} over the time limit, "
+        f"{len(incidents) - slow} fallbacks)"
+        if incidents
+        else "every decision legal, in time and the bot's own"
+    )
     return "\n".join(lines)
 
 
@@ -209,6 +297,10 @@ def summary_table(report: PracticeReport) -> str:
 @click.option(
     "--secret", default=None, help="The signing secret of a bot given by URL (none: unsigned)."
 )
+@click.option(
+    "--time-limit-ms", type=click.IntRange(min=1), default=DEFAULT_TIME_LIMIT_MS,
+    show_default=True, help="Report decisions slower than this.",
+)  # fmt: skip
 @click.option("--quiet", is_flag=True, help="Print only the summary.")
 def practice_command(
     bot: str,
@@ -218,6 +310,7 @@ def practice_command(
     seed: str,
     variants: tuple[str, ...],
     secret: str | None,
+    time_limit_ms: int,
     quiet: bool,
 ) -> None:
     """Play BOT (house level, module:Class or URL) against house bots with duplicate deals."""
@@ -234,6 +327,7 @@ def practice_command(
             rules=rules,
             out=None if quiet else sys.stdout,
             secret=secret,
+            time_limit_ms=time_limit_ms,
         )
     except (ValueError, ImportError, AttributeError, TypeError) as e:
         raise click.ClickException(str(e)) from e

@@ -58,6 +58,11 @@ DEFAULT_TIME_BANK_MS = 30_000
 """The arena's default time bank for one match."""
 DEFAULT_FAULT_LIMIT = 5
 """Faults in one match after which the arena forfeits the bot's match."""
+MAX_NOTE = 200
+"""An answer's ``note`` is kept to this many characters; the rest is cut off."""
+FALLBACK_NOTE = "fallback: "
+"""How a note starts when the answer is the bot's own fallback, not its choice (the SDK's, after
+an exception, an illegal move or running out of time): the arena counts those answers."""
 
 Message = dict[str, Any]
 
@@ -295,6 +300,29 @@ def answer_of(move: AnyMove) -> Message:
     if isinstance(move, Expose):
         return {"expose": move.cards.names()}
     return {"pass": move.cards.names()}
+
+
+def read_note(body: bytes) -> str | None:
+    """The answer's optional ``note``: what the bot says about its decision, cut to
+    :data:`MAX_NOTE` characters. ``None`` when there is none, it is not a string, or the body is
+    not a JSON object: a note never makes an answer fail.
+
+    >>> read_note(b'{"card": "QS", "note": "ducking the pig"}')
+    'ducking the pig'
+    >>> len(read_note(encode({"card": "QS", "note": "x" * 500})) or "")
+    200
+    """
+    try:
+        data = decode(body)
+    except ValueError:
+        return None
+    note = data.get("note") if isinstance(data, dict) else None
+    return note[:MAX_NOTE] if isinstance(note, str) and note else None
+
+
+def is_fallback_note(note: str | None) -> bool:
+    """Whether ``note`` says the answer was the bot's own fallback (:data:`FALLBACK_NOTE`)."""
+    return note is not None and note.startswith(FALLBACK_NOTE)
 
 
 def fallback_move(obs: Observation) -> AnyMove:

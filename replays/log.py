@@ -1,8 +1,8 @@
 """The match log: everything needed to replay and audit a match without the service.
 
-A log is a plain JSON object (``format: "gongzhu-replay/2"``); these dataclasses are its typed
+A log is a plain JSON object (``format: "gongzhu-replay/3"``); these dataclasses are its typed
 form. ``MatchLog.from_json(log.to_json()) == log`` for every log. The format is documented in
-docs/REPLAYS.md and described by ``replays/schemas/replay-2.json``.
+docs/REPLAYS.md and described by ``replays/schemas/replay-3.json``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from referee import (
 )
 from replays.deals import DealSource
 
-FORMAT = "gongzhu-replay/2"
+FORMAT = "gongzhu-replay/3"
 
 
 class Status(enum.StrEnum):
@@ -87,6 +87,8 @@ class DecisionRecord:
     """The time values sent with the request (they are part of its body)."""
     request_sha256: str | None = None
     """SHA-256 of the exact request body sent (None for bots played in-process)."""
+    note: str | None = None
+    """What the bot said about its answer, in the answer's ``note`` (at most 200 characters)."""
 
     def to_json(self) -> dict[str, Any]:
         move = self.applied.to_json()
@@ -103,6 +105,7 @@ class DecisionRecord:
             "time_limit_ms": self.time_limit_ms,
             "time_bank_ms": self.time_bank_ms,
             "request_sha256": self.request_sha256,
+            "note": self.note,
         }
 
     @classmethod
@@ -120,6 +123,7 @@ class DecisionRecord:
             time_limit_ms=data.get("time_limit_ms"),
             time_bank_ms=data.get("time_bank_ms"),
             request_sha256=data.get("request_sha256"),
+            note=data.get("note"),
         )
 
 

@@ -1,7 +1,8 @@
 """A match log as text for people: the ``show`` command of ``python -m replays``.
 
 Per hand: the deal, the passes and exposures, every trick with who played what and who won,
-each fault where it happened (status, latency, what was wrong, the fallback played), the score
+each fault where it happened (status, latency, what was wrong, the fallback played) and each
+note a bot sent with its answer, the score
 breakdown per seat and the running totals; then the final ranking. Decisions are numbered as
 in :func:`replays.verify.verify`'s discrepancies and the ``export`` and ``reask`` commands: by
 their index in the hand, from 0.
@@ -17,6 +18,7 @@ from replays.log import DecisionRecord, HandRecord, MatchLog, Status
 FAULT_MARK = "!"
 LATE_MARK = "~"
 AUTOPLAY_MARK = "+"
+NOTE_MARK = "*"
 
 
 def render_match(log: MatchLog, hand_number: int | None = None) -> str:
@@ -120,7 +122,16 @@ def _overage(record: DecisionRecord) -> int:
 
 def _notes(index: int, record: DecisionRecord) -> list[str]:
     """A fault's line under the row it happened in, or a late answer's (auto-play after a
-    forfeit is only marked)."""
+    forfeit is only marked), then what the bot noted about it."""
+    said = (
+        []
+        if record.note is None
+        else [f"    {NOTE_MARK} decision {index}, seat {record.seat} notes: {record.note}"]
+    )
+    return _status_notes(index, record) + said
+
+
+def _status_notes(index: int, record: DecisionRecord) -> list[str]:
     if record.status is Status.OK and _overage(record):
         return [
             f"    {LATE_MARK} decision {index}, seat {record.seat}: late ({record.latency_ms} ms): "
@@ -195,7 +206,7 @@ def _ranking(log: MatchLog) -> list[str]:
     header = ["place", "seat", "bot", "total", "faults", "slowest ms", ""]
     legend = (
         f"{FAULT_MARK} a fault (the fallback was played), {LATE_MARK} late but within the bank, "
-        f"{AUTOPLAY_MARK} auto-played after a forfeit"
+        f"{AUTOPLAY_MARK} auto-played after a forfeit, {NOTE_MARK} the bot's note"
     )
     return [title, "=" * len(title), *_table(header, rows), legend]
 

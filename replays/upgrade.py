@@ -6,10 +6,11 @@ the current format (:data:`replays.log.FORMAT`), then reads that. So check a log
 the stored data, before reading it.
 
 Version 2 replaced version 1's ``seed`` (a string, informative) with ``deals`` (where the deals
-came from: a committed secret, :mod:`replays.deals`); one entry here keeps every stored version 1
-log readable, its seed kept as an ``unchecked`` source::
+came from: a committed secret, :mod:`replays.deals`); version 3 added each decision's ``note``
+(what the bot said about its answer). One entry per step keeps every stored log readable::
 
     UPGRADES["gongzhu-replay/1"] = ("gongzhu-replay/2", upgrade_1_to_2)
+    UPGRADES["gongzhu-replay/2"] = ("gongzhu-replay/3", upgrade_2_to_3)
 
 An upgrade function takes the log's JSON object in one format and returns it in the next; it
 may change its argument (it gets a copy). The chain sets ``format`` itself.
@@ -35,8 +36,17 @@ def upgrade_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def upgrade_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 records each decision's ``note``; a version 2 bot could not send one."""
+    for hand in data.get("hands", ()):
+        for decision in hand.get("decisions", ()):
+            decision["note"] = None
+    return data
+
+
 UPGRADES: dict[str, tuple[str, Upgrade]] = {
     "gongzhu-replay/1": ("gongzhu-replay/2", upgrade_1_to_2),
+    "gongzhu-replay/2": ("gongzhu-replay/3", upgrade_2_to_3),
 }
 """Each older format, mapped to the next format and the function that converts to it."""
 

@@ -26,6 +26,7 @@ from bot_sdk.protocol import (
     encode,
     fallback_move,
     parse_answer,
+    read_note,
 )
 from referee import DealError, Game, IllegalMoveError, Observation
 from replays.deals import DealScheme, SecretError, first_wrong_deal
@@ -34,6 +35,13 @@ from replays.log import DecisionRecord, HandRecord, MatchLog, Status, final_plac
 FAULTS = frozenset({Status.TIMEOUT, Status.ERROR, Status.INVALID, Status.ILLEGAL})
 _JUDGED = frozenset({Status.OK, Status.INVALID, Status.ILLEGAL})
 """The statuses whose recorded answer the verifier judges again."""
+
+
+def judge_note(record: DecisionRecord, mismatch: Callable[[str], _DiscrepancyError]) -> None:
+    """A decision's note is the one its recorded answer carries (none without an answer)."""
+    said = None if record.answer is None else read_note(record.answer.encode())
+    if record.note != said:
+        raise mismatch(f"the note {record.note!r} is not the answer's note {said!r}")
 
 
 @dataclass(frozen=True)
@@ -218,6 +226,7 @@ class _Verifier:
             )
         self.time(record, mismatch)
         self.judge_answer(record, obs, mismatch)
+        judge_note(record, mismatch)
         try:
             game.push(record.applied)
         except (IllegalMoveError, DealError) as error:

@@ -4,6 +4,7 @@ gongzhu run                       # everything, with a demo tournament (scripts/
 gongzhu web | worker | cron | redis
 gongzhu replay verify match.json --url URL  # and show, export, reask
 gongzhu practice my_bot:MyBot     # the SDK's practice runner
+gongzhu doctor --url BOT --secret S  # probe a bot's endpoint as the arena will call it
 
 ``run`` writes the arena's settings into its data directory (:mod:`workers.settings`); every
 other command finds the arena there (``GONGZHU_DATA_DIR``, default ``data``) unless the
@@ -28,6 +29,7 @@ from honcho.manager import Manager
 from honcho.printer import Printer
 
 from bot_sdk.practice import practice_command
+from bot_sdk.protocol import DEFAULT_TIME_LIMIT_MS
 from replays.cli import main as replay_group
 from service.api_client import ArenaClient, ArenaError
 from service.demo import (
@@ -40,6 +42,7 @@ from service.demo import (
 from service.runtime import DataDir
 from workers.cli import cron as cron_command
 from workers.cli import worker as worker_command
+from workers.doctor import examine
 from workers.redis_server import redis_command
 from workers.settings import ArenaSettings, NoArenaError, arena_environment, load_settings
 
@@ -266,7 +269,12 @@ def register_bot(name: str, endpoint: str, contact: str, description: str, url: 
     with _arena_errors():
         made = _arena(url).call("POST", "/api/bots", json=body)
     _echo_json(made)
-    click.echo("Keep the token to manage the bot; serve the bot with the signing secret.", err=True)
+    click.echo(
+        "Keep the token to manage the bot; serve the bot with the signing secret, then verify "
+        f"its endpoint (POST /api/bots/{made['bot']['id']}/verify-endpoint with the token) "
+        "to make it active.",
+        err=True,
+    )
 
 
 @bots.command("list")
@@ -359,6 +367,25 @@ def schedule_tournament(cron: str, name: str, url: str | None, token: str | None
     with _arena_errors():
         body = {"cron": cron, "template": {"name": name}}
         _echo_json(_arena(url, token).operator("POST", "/api/schedules", json=body))
+
+
+@main.command()
+@click.option("--url", required=True, help="Your bot's endpoint (not the arena's).")
+@click.option(
+    "--secret", envvar="GONGZHU_BOT_SECRET", required=True,
+    help="The bot's signing secret (env GONGZHU_BOT_SECRET).",
+)  # fmt: skip
+@click.option("--time-limit-ms", default=DEFAULT_TIME_LIMIT_MS, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the report card as JSON.")
+def doctor(url: str, secret: str, time_limit_ms: int, as_json: bool) -> None:
+    """Probe a bot's endpoint the way the arena will call it, before or after registering it;
+    exits 1 when a check fails."""
+    report = examine(url, [secret], time_limit_ms=time_limit_ms, allow_private=True)
+    if as_json:
+        _echo_json(report.to_json())
+    else:
+        click.echo(report.text(), nl=False)
+    sys.exit(0 if report.ok else 1)
 
 
 main.add_command(worker_command)

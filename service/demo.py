@@ -50,8 +50,8 @@ def serve_bots() -> Iterator[dict[str, str]]:
 
 
 def register_bots(arena: ArenaClient, urls: dict[str, str], keep: Path) -> list[str]:
-    """Register the demo bots (or, on a later run, point them at their new URLs); their ids and
-    tokens are kept in ``keep``, readable by its owner only."""
+    """Register the demo bots and verify their endpoints (or, on a later run, point them at
+    their new URLs); their ids and tokens are kept in ``keep``, readable by its owner only."""
     known: dict[str, dict[str, str]] = json.loads(keep.read_text()) if keep.exists() else {}
     for name, url in urls.items():
         if name in known:
@@ -72,6 +72,7 @@ def register_bots(arena: ArenaClient, urls: dict[str, str], keep: Path) -> list[
         )
         known[name] = {"id": made["bot"]["id"], "token": made["token"]}
         write_private(keep, json.dumps(known, indent=2).encode())
+        arena.call("POST", f"/api/bots/{made['bot']['id']}/verify-endpoint", token=made["token"])
     return [known[name]["id"] for name in urls]
 
 

@@ -61,10 +61,22 @@ class BotPublicSchema(Schema):
     id = fields.String()
     name = fields.String()
     description = fields.String()
-    status = fields.String()
-    version = fields.String()
+    status = fields.String(
+        metadata={
+            "description": "pending (until its endpoint is verified), active, paused, retired"
+        }
+    )
+    version = fields.String(metadata={"description": "as the bot said in its last handshake"})
     created_at = fields.String()
     allow_human_games = fields.Boolean()
+    faults = fields.Integer(
+        metadata={"description": "its decisions the arena answered with the fallback (faults)"}
+    )
+    fallbacks = fields.Integer(
+        metadata={
+            "description": "its answers that were its own fallback, by their note ('fallback: ')"
+        }
+    )
 
 
 class BotSchema(BotPublicSchema):
@@ -82,6 +94,32 @@ class BotCredentials(Schema):
     )
     signing_secret = fields.String(
         required=True, metadata={"description": "the request-signing secret: shown once"}
+    )
+
+
+class DoctorCheckSchema(Schema):
+    name = fields.String(required=True)
+    ok = fields.Boolean(required=True)
+    detail = fields.String(required=True, metadata={"description": "what was found"})
+
+
+class LatencySchema(Schema):
+    p50 = fields.Integer(required=True)
+    p90 = fields.Integer(required=True)
+    p99 = fields.Integer(required=True)
+    max = fields.Integer(required=True)
+
+
+class DoctorReportSchema(Schema):
+    endpoint = fields.String(required=True)
+    ok = fields.Boolean(required=True, metadata={"description": "every check passed"})
+    time_limit_ms = fields.Integer(required=True)
+    checks = fields.List(fields.Nested(DoctorCheckSchema), required=True)
+    latency_ms = fields.Nested(
+        LatencySchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "of every probed decision; null when none was answered"},
     )
 
 

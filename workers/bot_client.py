@@ -27,6 +27,7 @@ from bot_sdk.protocol import (
     hello_request,
     match_end_notice,
     parse_answer,
+    read_note,
 )
 from referee import HandResult, Observation, Outcome, Rules
 from replays.log import SeatInfo, Status, status_of
@@ -93,8 +94,10 @@ class HttpSeat:
         allowed_ms = time_limit_ms + time_bank_ms
         start = self._clock()
 
-        def fault(status: Status, message: str, answer: str | None = None) -> Reply:
-            return Reply(None, status, self._ms_since(start), answer, message, sha)
+        def fault(
+            status: Status, message: str, answer: str | None = None, note: str | None = None
+        ) -> Reply:
+            return Reply(None, status, self._ms_since(start), answer, message, sha, note)
 
         try:
             code, location, content = self.transport.post(body, allowed_ms / 1000)
@@ -133,8 +136,8 @@ class HttpSeat:
         try:
             move = parse_answer(obs.decision.kind, content, obs)
         except AnswerError as error:
-            return fault(status_of(error), str(error), answer)
-        return Reply(move, Status.OK, self._ms_since(start), answer, None, sha)
+            return fault(status_of(error), str(error), answer, read_note(content))
+        return Reply(move, Status.OK, self._ms_since(start), answer, None, sha, read_note(content))
 
     def hello(
         self,

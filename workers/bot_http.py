@@ -13,8 +13,8 @@ allowed, every new connection resolves the host, refuses if any address is not p
 (``workers.addresses``), and connects only to an address it checked: no TCP connection is ever
 opened to a private address, whatever the name re-resolves to (DNS rebinding).
 
-Match seats (``workers.bot_client.HttpSeat``) and registration (:func:`handshake`, used by the
-service) both go through this module, so the handshake is the same request, under the same
+Match seats (``workers.bot_client.HttpSeat``) and the endpoint check (:func:`handshake`, used by
+the service) both go through this module, so the handshake is the same request, under the same
 limits, with the same error messages, wherever it is sent.
 """
 
@@ -329,10 +329,12 @@ class BotTransport:
         return b"".join(chunks)
 
 
-def handshake(endpoint: str, secret: str, *, timeout_s: float, allow_private: bool) -> BotInfo:
-    """The registration handshake: the protocol's ``hello`` with no match, signed with
-    ``secret``; the bot's name and version, or :class:`HelloError`."""
-    transport = BotTransport(endpoint, [secret], allow_private=allow_private)
+def handshake(
+    endpoint: str, secrets: Sequence[str], *, timeout_s: float, allow_private: bool
+) -> BotInfo:
+    """The endpoint check: the protocol's ``hello`` with no match, signed with the bot's
+    ``secrets``; the bot's name and version, or :class:`HelloError`."""
+    transport = BotTransport(endpoint, secrets, allow_private=allow_private)
     try:
         return transport.hello(hello_request(), timeout_s)
     finally:

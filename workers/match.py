@@ -41,6 +41,8 @@ class Reply:
     answer: str | None = None
     fault: str | None = None
     request_sha256: str | None = None
+    note: str | None = None
+    """What the bot said about its answer (``bot_sdk.protocol.read_note``)."""
 
 
 class SeatPlayer(Protocol):
@@ -252,6 +254,7 @@ def _ask(
         time_limit_ms=tc.decision_ms,
         time_bank_ms=bank,
         request_sha256=reply.request_sha256,
+        note=reply.note,
     )
 
 

@@ -31,6 +31,8 @@ T = TypeVar("T")
 
 
 class BotStatus(enum.StrEnum):
+    PENDING = "pending"
+    """Registered, its endpoint not yet verified (``verify-endpoint``): it never plays."""
     ACTIVE = "active"
     PAUSED = "paused"
     """Kept out of new tournaments until resumed."""
@@ -80,6 +82,11 @@ class Bot:
     updated_at: str
     allow_human_games: bool = False
     """The owner lets people choose the bot as an opponent on the Play page."""
+    faults: int = 0
+    """Its decisions in recorded matches that the arena answered with the fallback (faults)."""
+    fallbacks: int = 0
+    """Its decisions that the bot itself answered with a fallback, saying so in its note
+    (``bot_sdk.protocol.FALLBACK_NOTE``): counted, not faults."""
 
 
 @dataclass(frozen=True)
@@ -152,8 +159,9 @@ class MatchResult:
 
 @dataclass(frozen=True)
 class BotFault:
-    """One decision of a participant whose status is not ``ok``, as the per-bot fault index keeps
-    it: where it is in its match's log (the replay viewer opens there) and what went wrong."""
+    """One decision of a participant whose status is not ``ok``, or whose answer the bot said
+    was its own fallback, as the per-bot fault index keeps it: where it is in its match's log
+    (the replay viewer opens there) and what went wrong."""
 
     match_id: str
     hand: int
@@ -164,9 +172,11 @@ class BotFault:
     """The trick it was played in (1-13), 0 for a pass or an exposure."""
     kind: str
     status: str
-    """The log's status name: timeout, error, invalid, illegal or forfeit-autoplay."""
+    """The log's status name (timeout, error, invalid, illegal), or ``fallback`` for the bot's
+    own fallback."""
     message: str
-    """The log's fault message (may name cards: not shown while the match is embargoed)."""
+    """The log's fault message, or the bot's note (may name cards: not shown while the match is
+    embargoed)."""
     latency_ms: int | None = None
 
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from openskill.models import PlackettLuce
 
+from bot_sdk.protocol import is_fallback_note
 from referee import Play
 from replays.log import MatchLog, Status
 from workers.records import BotFault, Rating, Standing
@@ -37,6 +38,21 @@ def asked(log: MatchLog, seat: int) -> int:
         for hand in log.hands
         for record in hand.decisions
         if record.seat == seat and record.status is not Status.FORFEIT_AUTOPLAY
+    )
+
+
+OWN_FALLBACK = "fallback"
+"""How the fault list names an answer the bot itself says was its fallback (not a log status)."""
+
+
+def own_fallbacks(log: MatchLog, seat: int) -> int:
+    """How many of ``seat``'s answers were the bot's own fallback, by its note: not faults, but
+    its author wants to know."""
+    return sum(
+        1
+        for hand in log.hands
+        for record in hand.decisions
+        if record.seat == seat and record.status is Status.OK and is_fallback_note(record.note)
     )
 
 
@@ -89,14 +105,16 @@ def ranked(standings: Sequence[Standing]) -> list[Standing]:
 
 
 def faults_of(log: MatchLog) -> dict[str, list[BotFault]]:
-    """Each participant's faults in the match, in the log's order (house bots' too)."""
+    """Each participant's faults in the match, and the answers it says were its own fallback
+    (by its note), in the log's order (house bots' too)."""
     found: dict[str, list[BotFault]] = {seat.bot_id: [] for seat in log.seats}
     for hand in log.hands:
         plays = 0
         for index, record in enumerate(hand.decisions):
             is_play = isinstance(record.applied, Play)
             plays += is_play
-            if not record.status.is_fault:
+            own = record.status is Status.OK and is_fallback_note(record.note)
+            if not (record.status.is_fault or own):
                 continue
             found[log.seats[record.seat].bot_id].append(
                 BotFault(
@@ -105,8 +123,8 @@ def faults_of(log: MatchLog) -> dict[str, list[BotFault]]:
                     decision=index,
                     trick=(plays + 3) // 4 if is_play else 0,
                     kind=record.kind.value,
-                    status=record.status.value,
-                    message=record.fault or "",
+                    status=OWN_FALLBACK if own else record.status.value,
+                    message=(record.note if own else record.fault) or "",
                     latency_ms=record.latency_ms,
                 )
             )

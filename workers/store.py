@@ -85,7 +85,15 @@ from workers.records import (
     TournamentSpec,
     TournamentStatus,
 )
-from workers.results import add_to_standing, faults_of, is_rated, new_rating, ranked, rate
+from workers.results import (
+    add_to_standing,
+    faults_of,
+    is_rated,
+    new_rating,
+    own_fallbacks,
+    ranked,
+    rate,
+)
 
 Clock = Callable[[], float]
 
@@ -244,14 +252,16 @@ class Store:
         contact: str,
         version: str,
         secret: str,
+        status: BotStatus = BotStatus.ACTIVE,
     ) -> tuple[Bot, str]:
-        """Store a new bot that signs with ``secret``; returns it and its management token
-        (the only time the token exists in clear). The name is reserved and the bot written in
-        one transaction: a registration that fails leaves neither."""
+        """Store a new bot that signs with ``secret`` (registration stores it ``pending``);
+        returns it and its management token (the only time the token exists in clear). The
+        name is reserved and the bot written in one transaction: a registration that fails
+        leaves neither."""
         bot_id = new_id("bot")
         token = f"gzt_{secrets.token_urlsafe(32)}"
         now = self._now()
-        bot = Bot(bot_id, name, endpoint, description, contact, BotStatus.ACTIVE, version, now, now)
+        bot = Bot(bot_id, name, endpoint, description, contact, status, version, now, now)
         fields = {**_bot_fields(bot), "token_sha256": hash_token(token)}
         fields["secret"] = self._encrypt(secret).decode()
         seq = self._seq()
@@ -315,6 +325,14 @@ class Store:
         else:
             pipe.srem(_HUMAN_BOTS, bot_id)
         pipe.execute()
+        return updated
+
+    def endpoint_verified(self, bot_id: str, version: str) -> Bot:
+        """The bot answered a signed ``hello`` as ``version``: a pending bot becomes active."""
+        bot = self._changeable(bot_id)
+        status = BotStatus.ACTIVE if bot.status is BotStatus.PENDING else bot.status
+        updated = replace(bot, version=version, status=status, updated_at=self._now())
+        self.redis.hset(_bot(bot_id), mapping=_bot_fields(updated))
         return updated
 
     def human_game_bots(self) -> list[Bot]:
@@ -649,6 +667,11 @@ class Store:
                         Standing(**json.loads(stored)) if stored else Standing(bot_id)
                     )
                 standings[bot_id] = add_to_standing(standings[bot_id], log, seat)
+        registered = [
+            (seat, info.bot_id)
+            for seat, info in enumerate(log.seats)
+            if info.kind == "http" and pipe.exists(_bot(info.bot_id))
+        ]
         ratings = []
         if rated:
             before = [self._rating_in(pipe, bot_id) or new_rating(bot_id) for bot_id in seats]
@@ -670,6 +693,9 @@ class Store:
         pipe.hdel(_match(log.match_id), "failure")
         pipe.hsetnx(_match(log.match_id), "created_at", log.started_at or now)
         self._index_match(pipe, log.match_id, seats, tid, seq, only_new=True)
+        for seat, bot_id in registered:  # counters only: a bot's other fields are not rewritten
+            pipe.hincrby(_bot(bot_id), "faults", log.faults[seat])
+            pipe.hincrby(_bot(bot_id), "fallbacks", own_fallbacks(log, seat))
         for bot_id, faults in faults_of(log).items():
             if faults:
                 pipe.lpush(_faults(bot_id), *(json.dumps(asdict(f)) for f in faults))
@@ -912,6 +938,8 @@ def _bot_from(raw: Mapping[str, str]) -> Bot:
         created_at=raw["created_at"],
         updated_at=raw["updated_at"],
         allow_human_games=raw.get("allow_human_games") == "1",
+        faults=int(raw.get("faults", 0)),
+        fallbacks=int(raw.get("fallbacks", 0)),
     )
 
 

@@ -1,13 +1,15 @@
-"""Bots: registration (with the hello handshake), the owner's view and changes."""
+"""Bots: registration (pending), the endpoint's verification (the signed hello that makes a bot
+active), the owner's view and changes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from marshmallow import Schema
 
 from service.api import views
 from service.auth import owner_only
@@ -28,31 +30,41 @@ from service.schemas import (
     BotRegistration,
     BotSchema,
     BotUpdate,
+    DoctorReportSchema,
     PageArgs,
     SecretSchema,
     page_of,
 )
 from workers.bot_http import HelloError, handshake
+from workers.doctor import examine
 from workers.records import Bot, BotStatus
 from workers.store import NameTaken, NotFound, WrongState, new_secret
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Registered bots")
 
 
-def _endpoint_checked(url: str, secret: str) -> str:
-    """The bot's version from a handshake with ``url``, or a 422 saying exactly why not."""
-    config = arena().config
+def _checked_url(url: str) -> str:
+    """``url`` if the arena may call it (well-formed; public unless private endpoints are
+    allowed), else a 422 on ``endpoint`` saying why."""
     try:
         check_url(url)
-        if not config.allow_private_endpoints:
+        if not arena().config.allow_private_endpoints:
             check_public(url)
     except EndpointError as error:
         raise field_error(422, "endpoint", str(error)) from None
+    return url
+
+
+def _endpoint_checked(url: str, secrets: list[str]) -> str:
+    """The bot's version from a signed handshake with ``url``, or a 422 saying exactly why
+    not."""
+    config = arena().config
+    _checked_url(url)
     try:
         with handshake_slot():
             info = handshake(
                 url,
-                secret,
+                secrets,
                 timeout_s=config.handshake_timeout_s,
                 allow_private=config.allow_private_endpoints,
             )
@@ -80,25 +92,25 @@ class Bots(MethodView):
     @limiter.limit(register_limit, methods=["POST"])
     @blp.arguments(BotRegistration)
     @blp.response(201, BotCredentials)
-    @blp.alt_response(422, schema=ErrorSchema, description="invalid field or failed handshake")
+    @blp.alt_response(422, schema=ErrorSchema, description="invalid field")
     @blp.alt_response(409, schema=ErrorSchema, description="the name is taken")
     @blp.alt_response(429, schema=ErrorSchema, description="too many registrations")
-    @blp.alt_response(503, schema=ErrorSchema, description="too many endpoint checks at once")
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Register a bot: its endpoint must answer the protocol's hello.
+        """Register a bot, ``pending``: serve it with the signing secret, then verify its
+        endpoint (``POST /api/bots/{id}/verify-endpoint``) to make it active.
 
         The answer holds the management token and the signing secret: they are shown only
-        this once."""
+        this once. Nothing is sent to the endpoint yet."""
         secret = new_secret()
-        version = _endpoint_checked(args["endpoint"], secret)
         try:
             bot, token = store().create_bot(
                 name=args["name"],
-                endpoint=args["endpoint"],
+                endpoint=_checked_url(args["endpoint"]),
                 description=args["description"],
                 contact=args["contact"],
-                version=version,
+                version="",
                 secret=secret,
+                status=BotStatus.PENDING,
             )
         except NameTaken as error:
             raise field_error(409, "name", str(error), error="conflict") from None
@@ -126,8 +138,9 @@ class BotById(MethodView):
     @blp.alt_response(429, schema=ErrorSchema, description="too many endpoint changes")
     @blp.alt_response(503, schema=ErrorSchema, description="too many endpoint checks at once")
     def patch(self, args: dict[str, Any], bot_id: str) -> dict[str, Any]:
-        """Change the endpoint (checked with a new handshake), description or contact, or allow
-        or refuse human games (``allow_human_games``)."""
+        """Change the endpoint (checked with a new handshake; a pending bot's only checked as
+        a URL, its verification comes after), description or contact, or allow or refuse
+        human games (``allow_human_games``)."""
         if not args:
             raise ApiError(
                 422,
@@ -137,9 +150,11 @@ class BotById(MethodView):
         if current.status is BotStatus.RETIRED:
             raise ApiError(409, f"bot {bot_id} is retired: a retired bot cannot be changed")
         changes = dict(args)
-        if "endpoint" in changes:
+        if "endpoint" in changes and current.status is BotStatus.PENDING:
+            _checked_url(changes["endpoint"])
+        elif "endpoint" in changes:
             changes["version"] = _endpoint_checked(
-                changes["endpoint"], store().signing_secrets(bot_id)[0]
+                changes["endpoint"], store().signing_secrets(bot_id)
             )
         with _refusals():
             return views.bot(store().update_bot(bot_id, **changes))
@@ -154,6 +169,60 @@ def _refusals() -> Iterator[None]:
         raise ApiError(409, str(error)) from None
     except NotFound as error:
         raise ApiError(404, str(error)) from None
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _endpoint_check(action: str, schema: type[Schema], refused: str) -> Callable[[F], F]:
+    """An owner's ``POST /api/bots/{id}/{action}`` that calls the bot's endpoint: counted in
+    the owner's endpoint checks, and run in one of the process's handshake slots."""
+
+    def decorate(view: F) -> F:
+        for status, why in (
+            (422, refused),
+            (429, "too many endpoint checks"),
+            (503, "too many endpoint checks at once"),
+        ):
+            view = blp.alt_response(status, schema=ErrorSchema, description=why)(view)
+        view = blp.response(200, schema)(view)
+        view = limiter.limit(endpoint_check_limit, key_func=owner_key)(view)
+        view = owner_only(blp)(view)
+        routed: F = blp.route(f"/<bot_id>/{action}", methods=["POST"])(view)
+        return routed
+
+    return decorate
+
+
+@_endpoint_check("verify-endpoint", BotSchema, "the handshake failed: the message says why")
+@blp.alt_response(409, schema=ErrorSchema, description="the bot is retired")
+def verify_endpoint(bot_id: str) -> dict[str, Any]:
+    """Send the endpoint the protocol's hello, signed with the bot's secret: when it answers,
+    a pending bot becomes active (and any bot's version is updated)."""
+    current = _owned(bot_id)
+    if current.status is BotStatus.RETIRED:
+        raise ApiError(409, f"bot {bot_id} is retired: a retired bot cannot be changed")
+    version = _endpoint_checked(current.endpoint, store().signing_secrets(bot_id))
+    with _refusals():
+        return views.bot(store().endpoint_verified(bot_id, version))
+
+
+@_endpoint_check("doctor", DoctorReportSchema, "the endpoint is not one the arena calls")
+def doctor(bot_id: str) -> dict[str, Any]:
+    """Probe the bot's endpoint the way the arena calls it (``gongzhu doctor``): the report
+    card, each check with ``ok`` and what was found. A failing check is a 200 with
+    ``ok: false``."""
+    current = _owned(bot_id)
+    config = arena().config
+    _checked_url(current.endpoint)
+    with handshake_slot():
+        report = examine(
+            current.endpoint,
+            store().signing_secrets(bot_id),
+            allow_private=config.allow_private_endpoints,
+            hello_timeout_s=config.handshake_timeout_s,
+        )
+    return report.to_json()
 
 
 @blp.route("/<bot_id>/rotate-secret", methods=["POST"])
@@ -200,6 +269,6 @@ _status_view("resume", BotStatus.ACTIVE, {BotStatus.PAUSED}, "Make a paused bot 
 _status_view(
     "retire",
     BotStatus.RETIRED,
-    {BotStatus.ACTIVE, BotStatus.PAUSED},
+    {BotStatus.PENDING, BotStatus.ACTIVE, BotStatus.PAUSED},
     "Retire the bot for good: it plays no more and cannot be changed.",
 )

@@ -17,6 +17,7 @@ from replays.integrity import (
     unpack,
     unpacked_json,
 )
+from replays.log import FORMAT
 from replays.upgrade import LogReadError, read_log
 from replays.verify import verify
 from service.api import views
@@ -75,7 +76,7 @@ def get_match(match_id: str) -> dict[str, Any]:
 
 
 @blp.route("/matches/<match_id>/replay")
-@blp.response(200, description="the sealed match log (gongzhu-replay/2, docs/REPLAYS.md)")
+@blp.response(200, description=f"the sealed match log ({FORMAT}, docs/REPLAYS.md)")
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
 @blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
 def replay(match_id: str) -> Response:

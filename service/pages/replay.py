@@ -18,7 +18,8 @@ _Four = list[CardSet]
 
 
 def replay_data(log: MatchLog) -> dict[str, Any]:
-    """The JSON the viewer shows: the seats, and every hand's frames, faults and result."""
+    """The JSON the viewer shows: the seats, and every hand's frames, faults (and decisions the
+    bot noted something about) and result."""
     walks = {hand.hand_number: _HandWalk() for hand in log.hands}
     for hand, index, record, obs in replay(log):
         walks[hand.hand_number].add(index, record, obs)
@@ -60,7 +61,7 @@ class _HandWalk:
             )
         elif isinstance(move, Expose):
             self.exposures.append({"seat": record.seat, "cards": move.cards.names()})
-        if record.status is not Status.OK:
+        if record.status is not Status.OK or record.note is not None:
             self.faults.append(_fault(index, trick, record))
 
     def hand_json(self, hand: HandRecord, totals_before: list[int]) -> dict[str, Any]:
@@ -110,6 +111,7 @@ def _fault(index: int, trick: int, record: DecisionRecord) -> dict[str, Any]:
         "latency_ms": record.latency_ms,
         "answer": record.answer,
         "fault": record.fault,
+        "note": record.note,
         "applied": applied,
         "is_autoplay": record.status is Status.FORFEIT_AUTOPLAY,
     }

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
+from bot_sdk.dispatch import Dispatcher
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import (
     Message,
@@ -27,7 +29,7 @@ from bot_sdk.protocol import (
     match_end_notice,
 )
 from bot_sdk.signing import sign
-from referee import DecisionKind, Game, Observation, Phase, RandomPlayer, Rules
+from referee import Card, DecisionKind, Game, Observation, Phase, RandomPlayer, Rules
 from replays.deals import commitment_of
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
@@ -99,6 +101,13 @@ def example_match() -> dict[str, Message]:
     return found
 
 
+class Raising(LowestCard):
+    """The example bot with a bug: the SDK answers the fallback, with a note."""
+
+    def play(self, obs: Observation) -> Card:
+        raise KeyError("QS")
+
+
 def _worth_showing(obs: Observation) -> bool:
     decision = obs.decision
     assert decision is not None
@@ -122,6 +131,8 @@ def blocks() -> dict[str, str]:
     for kind in ("pass", "expose", "play"):
         out[f"{kind}_request"] = json_block(match[kind])
         out[f"{kind}_answer"] = json_block(match[f"{kind}_answer"])
+    failed = Dispatcher(Raising).decision(match["play"], time.monotonic())
+    out["fallback_answer"] = json_block(failed)
     body = encode(hello_request())
     headers = sign(SECRET, body, TIMESTAMP)
     out["signing"] = (

@@ -1,8 +1,10 @@
-"""The practice runner: duplicate deals from every seat, per-hand lines and a summary."""
+"""The practice runner: duplicate deals from every seat, per-hand lines, the decisions to look
+at (fallbacks, time-limit overruns) and a summary."""
 
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -10,7 +12,9 @@ from click.testing import CliRunner
 from bot_sdk.bot import FunctionBot
 from bot_sdk.house import EasyBot
 from bot_sdk.practice import load_bot, practice, practice_command
-from referee import DECK, HandResult, IllegalMoveError, Observation, Outcome, Rules
+from bot_sdk.server import make_app
+from referee import DECK, HandResult, Observation, Outcome, Rules
+from tests.bot_sdk.bot_sdk_support import running
 
 
 def test_practice_plays_every_match_from_every_seat_on_the_same_deals() -> None:
@@ -55,7 +59,8 @@ def test_the_practice_command_prints_a_summary() -> None:
         ["normal", "--opponents", "easy,easy,easy", "--matches", "1", "--quiet"],
     )
     assert result.exit_code == 0, result.output
-    assert result.output.count("\n") == 5 and "house-normal" in result.output
+    assert result.output.count("\n") == 6 and "house-normal" in result.output
+    assert result.output.endswith("every decision legal, in time and the bot's own\n")
 
 
 def test_the_practice_command_refuses_an_unknown_variant() -> None:
@@ -63,10 +68,41 @@ def test_the_practice_command_refuses_an_unknown_variant() -> None:
     assert result.exit_code != 0 and "no_such_rule" in result.output
 
 
-def test_an_illegal_move_names_the_bot_and_the_hand() -> None:
+def test_an_illegal_move_is_answered_with_the_fallback_and_reported_per_decision() -> None:
     cheat = FunctionBot(play=lambda obs: (DECK - obs.hand).lowest(), name="cheat")
-    with pytest.raises(IllegalMoveError, match=r"cheat in seat 0, match 1, hand 1: .*hold"):
-        practice(cheat, matches=1, rules=Rules.with_variants("no_exposure"), out=None)
+    out = io.StringIO()
+    report = practice(cheat, matches=1, rules=Rules(fixed_hands=1), out=out)
+    incidents = [i for game in report.games for i in game.incidents]
+    assert len(incidents) == 4 * 13  # every play of the bot, from each seat: the match went on
+    assert {(i.name, i.kind, i.hand) for i in incidents} == {("cheat", "play", 1)}
+    assert "fallback played: the bot's move was refused: you do not hold" in incidents[0].what
+    assert incidents[0].line() in out.getvalue()
+    assert "52 decisions to look at (0 over the time limit, 52 fallbacks)" in out.getvalue()
+
+
+def test_a_bot_over_the_time_limit_or_raising_is_reported() -> None:
+    def slow_then_raise(obs: Observation) -> int:
+        if len(obs.hand) == 13:
+            time.sleep(0.03)
+            return obs.legal.lowest()
+        raise ValueError("no idea")
+
+    bot = FunctionBot(play=slow_then_raise, name="shaky")
+    report = practice(bot, matches=1, rules=Rules(fixed_hands=1), out=None, time_limit_ms=20)
+    whats = [i.what for game in report.games for i in game.incidents if i.name == "shaky"]
+    assert whats.count("over the 20 ms time limit") == 4
+    assert whats.count("fallback played: the bot raised ValueError: no idea") == 4 * 12
+
+
+def test_a_served_bots_own_fallbacks_are_reported() -> None:
+    broken = FunctionBot(play=lambda obs: 1 // 0, name="broken")
+    with running(make_app(broken, None, verify_signatures=False)) as url:
+        report = practice(url, matches=1, rules=Rules(fixed_hands=1), out=None)
+    whats = {i.what for game in report.games for i in game.incidents}
+    assert whats == {
+        "the served bot answered its own fallback: fallback: the bot raised "
+        "ZeroDivisionError: integer division or modulo by zero"
+    }
 
 
 class Listener(EasyBot):

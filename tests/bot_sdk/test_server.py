@@ -198,7 +198,8 @@ def test_a_slow_bot_is_answered_with_the_fallback_within_the_deadline(
         started = time.monotonic()
         response = post(url, ask(play_obs(), time_limit_ms=600))
         elapsed = time.monotonic() - started
-    assert response.status_code == 200 and response.json() == {"card": "3C"}  # the lowest
+    note = "fallback: the bot did not answer within 400 ms"
+    assert response.status_code == 200 and response.json() == {"card": "3C", "note": note}
     assert 0.35 < elapsed < 0.6  # the bot's budget is 600 - 200 ms; the limit is 600 ms
     assert "did not answer within 400 ms; answered the fallback" in caplog.text
 
@@ -227,15 +228,23 @@ class IllegalBot(Bot):
 
 
 @pytest.mark.parametrize(
-    ("bot", "logged"),
-    [(CrashingBot, "ZeroDivisionError: the bot divided by zero"), (IllegalBot, "IllegalAnswer")],
+    ("bot", "logged", "note"),
+    [
+        (
+            CrashingBot,
+            "ZeroDivisionError: the bot divided by zero",
+            "fallback: the bot raised ZeroDivisionError: the bot divided by zero",
+        ),
+        (IllegalBot, "IllegalAnswer", "fallback: the bot's move was refused: you do not hold 2C"),
+    ],
 )
-def test_a_failing_bot_is_answered_with_the_fallback(
-    bot: type[Bot], logged: str, caplog: pytest.LogCaptureFixture
+def test_a_failing_bot_is_answered_with_the_fallback_and_a_note_saying_why(
+    bot: type[Bot], logged: str, note: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.ERROR), running(make_app(bot, SECRET)) as url:
         response = post(url, ask(play_obs()))
-    assert response.status_code == 200 and response.json() == {"card": "3C"}
+    assert response.status_code == 200 and response.json()["card"] == "3C"
+    assert response.json()["note"].startswith(note)
     assert "the bot failed; answered the fallback" in caplog.text
     assert logged in caplog.text  # with the traceback
 

@@ -94,4 +94,4 @@ def test_the_embargoed_match_opens_no_replay(page: Page, arena: Arena) -> None:
 
 def test_a_bot_without_faults_says_so(page: Page, arena: Arena) -> None:
     page.goto(f"{arena.url}/bots/{arena.bots[0]}")
-    expect(page.locator("#faults")).to_contain_text("No faults recorded.")
+    expect(page.locator("#faults")).to_contain_text("No faults or fallbacks recorded.")

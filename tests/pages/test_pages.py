@@ -59,7 +59,8 @@ def test_the_bot_page_shows_its_record_matches_and_rating_chart(page: Page, aren
     expect(page.locator("svg.chart")).to_be_visible()
     expect(page.locator("svg.chart circle")).to_have_count(3)
     expect(page.locator("#matches tbody tr")).to_have_count(5)  # 3 played, 2 to come
-    expect(page.locator(".facts")).to_contain_text("Rated matches")
+    expect(page.locator("[aria-labelledby=record-h] .facts")).to_contain_text("Rated matches")
+    expect(page.locator("#decision-counts")).to_contain_text("Fallbacks by the bot")
     screenshot(page, "bot")
 
 

@@ -2,15 +2,16 @@
 
     .venv/bin/python -m tests.replays.make_fixture
 
-- ``fixtures/replay-2.json``: a real, small, sealed ``gongzhu-replay/2`` log with committed
+- ``fixtures/replay-3.json``: a real, small, sealed ``gongzhu-replay/3`` log with committed
   deals (the secret is :data:`FIXTURE_SECRET`): two hands with passing, exposures, request
-  hashes, late answers and every status (ok, timeout, error, invalid, illegal, and
-  forfeit-autoplay after seat 2 forfeits). It must stay readable and verify forever: never
-  regenerate it to make a test pass.
+  hashes, late answers, notes (one a bot's own fallback) and every status (ok, timeout, error,
+  invalid, illegal, and forfeit-autoplay after seat 2 forfeits). It must stay readable and
+  verify forever: never regenerate it to make a test pass.
 - ``fixtures/replay-1.pub.pem``: the public key that sealed the fixtures (the tests' key).
 
 The older goldens were written by earlier versions of this script and are kept as they are:
-``fixtures/replay-1.json``, the same match as ``gongzhu-replay/1`` (its seed informative), and
+``fixtures/replay-2.json``, the same match without notes as ``gongzhu-replay/2``,
+``fixtures/replay-1.json``, that match as ``gongzhu-replay/1`` (its seed informative), and
 ``fixtures/replay-0.json``, that log in a hypothetical older format, ``gongzhu-replay/0``
 (``players`` for ``seats``, ``move`` with its seat for ``applied``, ``autoplay`` for
 ``forfeit-autoplay``), to test the upgrade mechanism.
@@ -44,7 +45,11 @@ FIXTURE_LABEL = "t1:d1"
 def fixture_log() -> MatchLog:
     players: list[SeatPlayer] = [
         house_seat(0, "fixture-0"),
-        ScriptedSeat(1, in_turn("ok", "late", "slow", "ok", "illegal"), seed="fixture-1"),
+        ScriptedSeat(
+            1,
+            in_turn("ok", "late", "slow", "noted", "illegal", "own_fallback"),
+            seed="fixture-1",
+        ),
         ScriptedSeat(
             2,
             in_turn("malformed", "ok", "wrong_kind", "late", "error", "timeout", "ok", "illegal"),
@@ -63,14 +68,14 @@ def fixture_log() -> MatchLog:
         table_id="table-1",
         started_at="2026-01-01T12:00:00Z",
         finished_at=lambda: "2026-01-01T12:01:30Z",
-        extra={"purpose": "golden fixture of gongzhu-replay/2"},
+        extra={"purpose": "golden fixture of gongzhu-replay/3"},
     )
 
 
 def main() -> None:
     data = fixture_log().to_json()
     FIXTURES.mkdir(exist_ok=True)
-    (FIXTURES / "replay-2.json").write_text(pretty(seal(data, KEY, key_id=KEY_ID)) + "\n")
+    (FIXTURES / "replay-3.json").write_text(pretty(seal(data, KEY, key_id=KEY_ID)) + "\n")
     (FIXTURES / "replay-1.pub.pem").write_bytes(public_key_pem(KEY.public_key()))
 
 

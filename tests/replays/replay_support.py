@@ -15,6 +15,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bot_sdk import Bot
+from bot_sdk.dispatch import fallback_answer
 from bot_sdk.protocol import (
     AnswerError,
     answer_of,
@@ -22,6 +23,7 @@ from bot_sdk.protocol import (
     decision_request,
     encode,
     parse_answer,
+    read_note,
 )
 from referee import (
     AnyMove,
@@ -65,8 +67,9 @@ PROFILES: dict[str, Rules] = {
 """Short matches that together use every variant and every pass direction."""
 
 FAULTS = ("slow", "timeout", "error", "malformed", "wrong_kind", "illegal")
-"""What a scripted seat can do wrong; ``ok`` and ``late`` (over the limit, within the bank)
-are not faults."""
+"""What a scripted seat can do wrong; ``ok``, ``late`` (over the limit, within the bank),
+``noted`` (a legal answer with a note) and ``own_fallback`` (the SDK's fallback answer, with its
+note) are not faults."""
 
 Script = Callable[[int], str]
 """What a scripted seat does at its n-th decision (from 0): ``ok``, ``late`` or a fault."""
@@ -180,11 +183,12 @@ class ScriptedSeat:
         }.get(behaviour, self._rng.randrange(1, 300))
         assert obs.decision is not None
         body = self._body(behaviour, obs)
+        note = read_note(body)
         try:
             move = parse_answer(obs.decision.kind, body, obs)
         except AnswerError as error:
-            return Reply(None, status_of(error), latency, body.decode(), str(error), sha)
-        return Reply(move, Status.OK, latency, body.decode(), None, sha)
+            return Reply(None, status_of(error), latency, body.decode(), str(error), sha, note)
+        return Reply(move, Status.OK, latency, body.decode(), None, sha, note)
 
     def _body(self, behaviour: str, obs: Observation) -> bytes:
         assert obs.decision is not None
@@ -193,6 +197,11 @@ class ScriptedSeat:
             return b'{"card": "qs"}' if kind is DecisionKind.PLAY else encode({kind.value: "AH"})
         if behaviour == "wrong_kind":
             return b'{"expose": []}' if kind is DecisionKind.PLAY else b'{"card": "2C"}'
+        if behaviour == "noted":
+            return encode({**answer_of(self._player.choose(obs)), "note": "a random legal card"})
+        if behaviour == "own_fallback":
+            why = "the bot raised ZeroDivisionError: division by zero"
+            return encode(fallback_answer(obs, why))
         if behaviour == "illegal":
             if kind is DecisionKind.PASS:
                 return encode({"pass": obs.hand.names()[:2]})

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from referee import Observation, Pass
 from replays.cli import KEY_PATH, NOT_AUTHENTICATED, main
 from replays.integrity import digest, generate_key, pack, public_key_pem
-from replays.log import MatchLog
+from replays.log import FORMAT, MatchLog
 from tests.bot_sdk.bot_sdk_support import running
 from tests.replays.replay_support import (
     DEAL_SECRET,
@@ -74,7 +74,7 @@ def test_verify_a_sealed_log(files: dict[str, Path], form: str) -> None:
     block = SEALED["integrity"]
     assert outcome.output.splitlines() == [
         f"integrity  ok: SHA-256 {block['sha256']}, signed by key {block['key_id']}",
-        "format     ok: gongzhu-replay/2; the schema is satisfied",
+        f"format     ok: {FORMAT}; the schema is satisfied",
         f"deals      not checked: committed to {LOG.deals.commitment}; the tournament reveals its "
         "secret when it ends (pass it with --secret)",
         f"referee    ok: {len(LOG.hands)} hands, {decisions} decisions, {asked} requests "

@@ -1,6 +1,6 @@
 """Old logs stay readable: the golden logs of every version read and verify as they were
-sealed, version 1 through the registered upgrade to version 2, and a log of an older format is
-upgraded through the chain (also tested with a hypothetical version 0)."""
+sealed, versions 1 and 2 through the registered upgrades to version 3, and a log of an older
+format is upgraded through the chain (also tested with a hypothetical version 0)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from bot_sdk.protocol import FALLBACK_NOTE
 from replays.cli import main
 from replays.deals import DealScheme, DealSource
 from replays.integrity import check, key_id_of, public_key_from_pem
@@ -23,10 +24,12 @@ from tests.replays.replay_support import KEY_ID
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = FIXTURES / "replay-1.json"
-CURRENT = FIXTURES / "replay-2.json"
+VERSION_2 = FIXTURES / "replay-2.json"
+CURRENT = FIXTURES / "replay-3.json"
 OLD = FIXTURES / "replay-0.json"
 PUBLIC_KEY = public_key_from_pem((FIXTURES / "replay-1.pub.pem").read_bytes())
 Data = dict[str, Any]
+DIVISION = "ZeroDivisionError: division by zero"
 
 
 def golden() -> Data:
@@ -63,9 +66,21 @@ def test_the_golden_version_1_log_reads_with_its_seed_unchecked() -> None:
     assert not verify(log).deals_checked
 
 
+def test_the_golden_version_2_log_reads_without_notes_and_verifies() -> None:
+    data: Data = json.loads(VERSION_2.read_text("utf-8"))
+    assert data["format"] == "gongzhu-replay/2"
+    check(data, {KEY_ID: PUBLIC_KEY})
+    validate(data)
+    log = read_log(data)
+    assert all(d.note is None for hand in log.hands for d in hand.decisions)
+    result = verify(log, secret=FIXTURE_SECRET)
+    assert result.ok and result.deals_checked, result.discrepancy
+    assert json.loads(VERSION_2.read_text("utf-8")) == data  # reading never changes it
+
+
 def test_the_golden_current_log_is_sealed_valid_and_its_deals_follow_from_the_secret() -> None:
     data = current()
-    assert data["format"] == FORMAT == "gongzhu-replay/2"
+    assert data["format"] == FORMAT == "gongzhu-replay/3"
     check(data, {KEY_ID: PUBLIC_KEY})
     validate(data)
     log = read_log(data)
@@ -74,6 +89,17 @@ def test_the_golden_current_log_is_sealed_valid_and_its_deals_follow_from_the_se
     assert result.ok and result.deals_checked, result.discrepancy
     statuses = {d.status for hand in log.hands for d in hand.decisions}
     assert statuses == set(Status)
+    notes = [d.note for hand in log.hands for d in hand.decisions if d.note]
+    assert notes == ["a random legal card", f"{FALLBACK_NOTE}the bot raised {DIVISION}"]
+
+
+def test_a_note_that_is_not_the_answers_is_a_discrepancy() -> None:
+    data = current()
+    decision = next(d for h in data["hands"] for d in h["decisions"] if d["note"])
+    decision["note"] = "something else"
+    result = verify(read_log(data))
+    assert not result.ok and result.discrepancy is not None
+    assert "is not the answer's note" in result.discrepancy.message
 
 
 def test_the_writer_still_writes_the_golden_log_exactly() -> None:
@@ -120,7 +146,7 @@ def old() -> Data:
 
 
 def test_an_old_format_is_unknown_until_an_upgrade_is_registered() -> None:
-    assert set(UPGRADES) == {"gongzhu-replay/1"}  # versions 1 and 2 are all there ever were
+    assert set(UPGRADES) == {"gongzhu-replay/1", "gongzhu-replay/2"}  # all there ever were
     with pytest.raises(LogReadError, match="unknown log format 'gongzhu-replay/0'"):
         read_log(old())
 
@@ -152,7 +178,7 @@ def test_a_circle_of_upgrades_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_a_wrong_upgrade_is_caught_when_the_log_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/1", players_to_seats))
-    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/2 log: KeyError"):
+    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/3 log: KeyError"):
         read_log(old())
 
 
@@ -161,4 +187,4 @@ def test_the_cli_reads_an_old_log(monkeypatch: pytest.MonkeyPatch) -> None:
     key = str(FIXTURES / "replay-1.pub.pem")
     outcome = CliRunner().invoke(main, ["verify", str(OLD), "--public-key", key])
     assert outcome.exit_code == 0, outcome.output
-    assert "format     ok: gongzhu-replay/2, from gongzhu-replay/0" in outcome.output
+    assert "format     ok: gongzhu-replay/3, from gongzhu-replay/0" in outcome.output

@@ -25,12 +25,20 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def register(client: FlaskClient, url: str, name: str = "alpha", **extra: Any) -> dict[str, Any]:
-    """Register a bot; its id, token and secret."""
+def register(
+    client: FlaskClient, url: str, name: str = "alpha", *, verify: bool = True, **extra: Any
+) -> dict[str, Any]:
+    """Register a bot and (``verify``) verify its endpoint, so that it is active; its record
+    (``bot``), token and secret."""
     body = {"name": name, "endpoint": url, "contact": "me@example.com", **extra}
     response = client.post("/api/bots", json=body)
     assert response.status_code == 201, response.json
     data: dict[str, Any] = response.json
+    if verify:
+        path = f"/api/bots/{data['bot']['id']}/verify-endpoint"
+        verified = client.post(path, headers=bearer(data["token"]))
+        assert verified.status_code == 200, verified.json
+        data["bot"] = verified.json
     return data
 
 

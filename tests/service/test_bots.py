@@ -1,4 +1,5 @@
-"""Bots: registration with the handshake, validation, owners' rights, secrets, rate limit."""
+"""Bots: registration (pending), the endpoint's verification with the signed handshake,
+validation, owners' rights, secrets, rate limit."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from bot_sdk.protocol import PROTOCOL
 from bot_sdk.signing import verify
 from service import Config
 from tests.bot_sdk.bot_sdk_support import running
-from tests.service.service_support import bearer, register
+from tests.service.service_support import bearer, operator, register
 from workers.store import Store
 
 StartResponse = Callable[..., Any]
@@ -51,17 +52,30 @@ def post_bot(client: FlaskClient, endpoint: str, name: str = "a") -> Any:
     return client.post("/api/bots", json={"name": name, "endpoint": endpoint, **OK})
 
 
-def test_registration_answers_credentials_once_and_signs_the_hello(
+def verify_endpoint(client: FlaskClient, endpoint: str, name: str = "a") -> Any:
+    """Register a bot at ``endpoint`` (pending), then ask the arena to verify the endpoint."""
+    made = register(client, endpoint, name=name, verify=False)
+    return client.post(
+        f"/api/bots/{made['bot']['id']}/verify-endpoint", headers=bearer(made["token"])
+    )
+
+
+def test_registration_answers_credentials_once_then_the_verification_signs_the_hello(
     client: FlaskClient, store: Store
 ) -> None:
     seen: list[dict[str, Any]] = []
     with running(answering("200 OK", HELLO, seen)) as url:
-        data = register(client, url, description="plays low")
-    bot = data["bot"]
-    assert bot["name"] == "alpha" and bot["status"] == "active" and bot["version"] == "1.0"
+        data = register(client, url, description="plays low", verify=False)
+        bot = data["bot"]
+        assert bot["name"] == "alpha" and bot["status"] == "pending" and bot["version"] == ""
+        assert not seen  # nothing is sent before the owner has the secret
+        path = f"/api/bots/{bot['id']}/verify-endpoint"
+        verified = client.post(path, headers=bearer(data["token"]))
+    assert verified.status_code == 200, verified.json
+    assert verified.json["status"] == "active" and verified.json["version"] == "1.0"
     assert bot["endpoint"] == url and bot["description"] == "plays low"
     assert data["token"].startswith("gzt_") and data["signing_secret"]
-    (request,) = seen  # the hello, signed with the secret the answer carries
+    (request,) = seen  # the hello, signed with the secret the registration answered
     headers = {k.title(): v for k, v in request["headers"].items()}
     verify(data["signing_secret"], headers, request["body"], now=time.time())
     assert json.loads(request["body"])["type"] == "hello"
@@ -132,7 +146,7 @@ def test_body_that_is_not_json_or_too_large(client: FlaskClient) -> None:
 def test_handshake_refused_connection(client: FlaskClient) -> None:
     with server("200 OK", HELLO) as url:
         pass  # the port is closed now
-    response = post_bot(client, url)
+    response = verify_endpoint(client, url)
     assert response.status_code == 422 and response.json["error"] == "handshake_failed"
     assert "connection refused" in response.json["errors"]["endpoint"][0]
 
@@ -146,7 +160,7 @@ def test_handshake_timeout(client: FlaskClient) -> None:
         return [HELLO]
 
     with running(slow) as url:
-        response = post_bot(client, url)
+        response = verify_endpoint(client, url)
         release.set()
     assert response.status_code == 422
     assert "did not answer the hello within 1 s" in response.json["message"]
@@ -168,10 +182,11 @@ def test_handshake_failures_say_why(
     client: FlaskClient, status: str, body: bytes, says: str
 ) -> None:
     with server(status, body) as url:
-        response = post_bot(client, url)
+        response = verify_endpoint(client, url)
     assert response.status_code == 422 and response.json["error"] == "handshake_failed"
     assert says in response.json["errors"]["endpoint"][0]
-    assert client.get("/api/bots").json["total"] == 0
+    (bot,) = client.get("/api/bots").json["items"]
+    assert bot["status"] == "pending"  # it stays so until a verification succeeds
 
 
 def test_names_are_unique_ignoring_case(client: FlaskClient, bot_url: str) -> None:
@@ -286,3 +301,35 @@ def test_bot_list_pagination(client: FlaskClient, bot_url: str) -> None:
     assert [b["name"] for b in first["items"] + second["items"]] == ["bot2", "bot1", "bot0"]
     bad = client.get("/api/bots?per_page=500&page=0")
     assert bad.status_code == 422 and set(bad.json["errors"]) == {"page", "per_page"}
+
+
+def test_a_pending_bot_never_plays_until_its_endpoint_answers(
+    client: FlaskClient, bot_url: str
+) -> None:
+    """Pending: out of tournaments and human games, only retirement or verification move it;
+    its endpoint changes without a handshake (the secret may not be served yet)."""
+    data = register(client, bot_url, verify=False)
+    bot_id, auth = data["bot"]["id"], bearer(data["token"])
+    path = f"/api/bots/{bot_id}"
+    body = {"name": "t", "participants": [bot_id, "house:easy"]}
+    refused = client.post("/api/tournaments", json=body, headers=operator())
+    assert refused.status_code == 422 and "pending, not active" in refused.json["message"]
+    assert client.post(f"{path}/pause", headers=auth).status_code == 409
+    assert client.post(f"{path}/resume", headers=auth).status_code == 409
+    with server("500 Internal Server Error", b"not served yet") as elsewhere:
+        moved = client.patch(path, json={"endpoint": elsewhere}, headers=auth)
+    assert moved.status_code == 200 and moved.json["status"] == "pending"
+    assert client.patch(path, json={"endpoint": "ftp://x/"}, headers=auth).status_code == 422
+    client.patch(path, json={"endpoint": bot_url}, headers=auth)
+    verified = client.post(f"{path}/verify-endpoint", headers=auth)
+    assert verified.json["status"] == "active" and verified.json["version"] == "1.0"
+    assert client.post("/api/tournaments", json=body, headers=operator()).status_code == 201
+    assert client.post(f"{path}/verify-endpoint").status_code == 401
+
+
+def test_a_pending_bot_can_be_retired(client: FlaskClient, bot_url: str) -> None:
+    data = register(client, bot_url, verify=False)
+    path, auth = f"/api/bots/{data['bot']['id']}", bearer(data["token"])
+    assert client.post(f"{path}/retire", headers=auth).json["status"] == "retired"
+    refused = client.post(f"{path}/verify-endpoint", headers=auth)
+    assert refused.status_code == 409 and "retired" in refused.json["message"]

@@ -206,12 +206,15 @@ class Viewer {
     box.replaceChildren(
       ...here.map((f) =>
         el("div", { class: f === this.linked ? "fault linked" : "fault", role: "note", "data-decision": f.decision }, [
-          el("strong", {}, this.seatName(f.seat) + ": " + f.status),
+          el("strong", {}, this.seatName(f.seat) + ": " + (f.status === "ok" ? "note" : f.status)),
           " on its " + f.kind + " decision (#" + f.decision + ")",
           f.latency_ms === null ? "" : ", after " + f.latency_ms + " ms",
           f.fault ? ": " + f.fault : "",
+          f.note === null ? "" : el("div", { class: "note" }, ["The bot notes: ", el("q", {}, f.note)]),
           f.answer === null ? "" : el("div", {}, ["Answer: ", el("code", {}, f.answer)]),
-          el("div", {}, (f.is_autoplay ? "Played for it: " : "Fallback played: ") + (f.applied || "nothing")),
+          f.status === "ok"
+            ? ""
+            : el("div", {}, (f.is_autoplay ? "Played for it: " : "Fallback played: ") + (f.applied || "nothing")),
         ]),
       ),
     );
