@@ -270,11 +270,21 @@ def register_bot(name: str, endpoint: str, contact: str, description: str, url: 
         made = _arena(url).call("POST", "/api/bots", json=body)
     _echo_json(made)
     click.echo(
-        "Keep the token to manage the bot; serve the bot with the signing secret, then verify "
-        f"its endpoint (POST /api/bots/{made['bot']['id']}/verify-endpoint with the token) "
-        "to make it active.",
+        "Keep the token to manage the bot; serve the bot with the signing secret, then make it "
+        f"active: gongzhu bots verify {made['bot']['id']} --token TOKEN",
         err=True,
     )
+
+
+@bots.command("verify")
+@click.argument("bot_id")
+@click.option("--token", envvar="GONGZHU_BOT_TOKEN", required=True, help="The bot's token.")
+@url_option
+def verify_bot(bot_id: str, token: str, url: str | None) -> None:
+    """Send the bot at its endpoint a signed hello; if it answers, the bot is active."""
+    path = f"/api/bots/{bot_id}/verify-endpoint"
+    with _arena_errors():
+        _echo_json(_arena(url).call("POST", path, token=token))
 
 
 @bots.command("list")

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import requests
 from click.testing import CliRunner
 from cryptography.fernet import Fernet
 
@@ -50,9 +49,9 @@ def test_register_a_bot_then_create_start_and_list_a_tournament(arena_url: str) 
         out = gongzhu(*register, "--url", arena_url)
         made = json.loads(out[: out.rindex("}") + 1])
         assert made["bot"]["name"] == "lowbot" and made["token"] and made["signing_secret"]
-        path = f"/api/bots/{made['bot']['id']}/verify-endpoint"  # pending until verified
-        auth = {"Authorization": f"Bearer {made['token']}"}
-        assert requests.post(arena_url + path, headers=auth, timeout=10).status_code == 200
+        assert made["bot"]["status"] == "pending"  # until its endpoint is verified
+        verify = ["bots", "verify", made["bot"]["id"], "--token", made["token"]]
+        assert json.loads(gongzhu(*verify, "--url", arena_url))["status"] == "active"
         listed = json.loads(gongzhu("bots", "list", "--url", arena_url))
         assert [b["name"] for b in listed] == ["lowbot"]
         create = ["tournaments", "create", "cup", "--participant", made["bot"]["id"]]
