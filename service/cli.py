@@ -21,7 +21,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import click
 from honcho.environ import parse_procfile
@@ -379,8 +379,16 @@ def schedule_tournament(cron: str, name: str, url: str | None, token: str | None
         _echo_json(_arena(url, token).operator("POST", "/api/schedules", json=body))
 
 
+def _endpoint_url(context: click.Context, parameter: click.Parameter, value: str) -> str:
+    if urlsplit(value).scheme not in {"http", "https"} or not urlsplit(value).hostname:
+        raise click.BadParameter(f"{value!r} is not an http:// or https:// URL")
+    return value
+
+
 @main.command()
-@click.option("--url", required=True, help="Your bot's endpoint (not the arena's).")
+@click.option(
+    "--url", required=True, callback=_endpoint_url, help="Your bot's endpoint (not the arena's)."
+)
 @click.option(
     "--secret", envvar="GONGZHU_BOT_SECRET", required=True,
     help="The bot's signing secret (env GONGZHU_BOT_SECRET).",

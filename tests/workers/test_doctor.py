@@ -105,6 +105,8 @@ def test_the_command_exits_1_on_a_failure_and_0_when_all_pass(serve: Serve) -> N
     bad = runner.invoke(main, [*args, serve(Flaws(ignores_timestamps=True)).url, "--json"])
     assert bad.exit_code == 1, bad.output
     assert '"ok": false' in bad.output and "stale timestamp" in bad.output
+    not_a_url = runner.invoke(main, [*args, "bots.example/gongzhu"])
+    assert not_a_url.exit_code == 2 and "is not an http:// or https:// URL" in not_a_url.output
 
 
 def test_the_owner_asks_the_arena_for_the_report(config: Config, serve: Serve) -> None:
