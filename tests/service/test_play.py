@@ -277,10 +277,12 @@ def test_the_hand_scores_shown_during_a_hand_end_at_the_referees_with_the_qd_bon
     client: FlaskClient,
 ) -> None:
     rules = {**Rules.with_variants("qd_bonus", "no_exposure").to_json(), "fixed_hands": 1}
-    bonuses = []
-    for seed in ("1", "2", "3", "4"):
+    with_bonus = 0
+    for seed in map(str, range(20)):  # the house bots draw their own seeds: play until it shows
         state = play_to_the_end(client, start(client, rules=rules, seed=seed))
         result = state["hand_result"]
         assert [s["hand_score"] for s in state["seats"]] == result["scores"]
-        bonuses += [s["qd_bonus"] for s in result["seats"]]
-    assert any(bonuses)  # the bonus counted in at least one of these hands
+        with_bonus += any(s["qd_bonus"] for s in result["seats"])
+        if with_bonus == 2:
+            break
+    assert with_bonus == 2  # the bonus counted in two of these hands
