@@ -11,7 +11,7 @@ noisy) and prints a table with the ratios.
    own subprocess. Real observations come from referee games (house Easy bots choosing). The
    contestants, interleaved call by call (alternating which goes first):
 
-   - ``arena``: ``workers.bot_client.HttpSeat.ask(obs, ...)``: the decision request built from
+   - ``arena``: ``workers.bot_client.HttpSeat.ask(request)``: the decision request built from
      the observation, canonical JSON, SHA-256, HMAC signing, the watchdog and total deadline,
      the body read in chunks, the answer parsed and checked against the observation.
    - ``raw``: a plain keep-alive ``requests.Session().post`` of the *same* signed body (built
@@ -103,8 +103,8 @@ class _Recording:
     def __init__(self, seat: Any, moves: list[Any]) -> None:
         self.seat, self.info, self.moves = seat, seat.info, moves
 
-    def ask(self, obs: Any, **kwargs: Any) -> Any:
-        reply = self.seat.ask(obs, **kwargs)
+    def ask(self, request: Any) -> Any:
+        reply = self.seat.ask(request)
         self.moves.append(reply.move)
         return reply
 
@@ -163,7 +163,7 @@ def _matches_worker(start: int, count: int, replay: bool, url: str | None = None
 
     from referee import Game, Rules
     from replays.deals import DealSource
-    from replays.log import Status, TimeControl
+    from replays.log import TimeControl
     from workers.match import play_match
 
     rules = Rules(fixed_hands=1, max_hands=1)
@@ -205,7 +205,7 @@ def _matches_worker(start: int, count: int, replay: bool, url: str | None = None
         )
         for seat in seats:
             seat.close()
-        faults += sum(1 for h in log.hands for d in h.decisions if d.status is not Status.OK)
+        faults += sum(1 for h in log.hands for d in h.decisions if d.status.is_fault)
     played = time.perf_counter() - began
     result: dict[str, Any] = {
         "start": began_wall,
@@ -253,12 +253,10 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _ask_arena(seat: Any, obs: Any, match_id: str, decision_id: str, limit: int) -> float:
-    from replays.log import Status
+    from bot_sdk.protocol import DecisionRequest, Status
 
     t = time.perf_counter()
-    reply = seat.ask(
-        obs, match_id=match_id, decision_id=decision_id, time_limit_ms=limit, time_bank_ms=BANK_MS
-    )
+    reply = seat.ask(DecisionRequest(obs, match_id, decision_id, limit, BANK_MS))
     t = time.perf_counter() - t
     assert reply.status is Status.OK, reply.fault
     return t

@@ -27,11 +27,11 @@ if not __package__:
     # replays package: the project's root goes there instead.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bot_sdk.protocol import answer_of, body_sha256, decision_request, encode
+from bot_sdk.protocol import DecisionRequest, Status, answer_of, encode
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
 from replays.deals import DealSource
 from replays.integrity import canonical, generate_key, pack, seal, unpack
-from replays.log import MatchLog, SeatInfo, Status, TimeControl
+from replays.log import MatchLog, SeatInfo, TimeControl
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify
@@ -46,26 +46,10 @@ class ArenaSeat:
         self._player = RandomPlayer(seed)
         self._rng = random.Random(seed)
 
-    def ask(
-        self,
-        obs: Observation,
-        *,
-        match_id: str,
-        decision_id: str,
-        time_limit_ms: int,
-        time_bank_ms: int,
-    ) -> Reply:
-        request = decision_request(
-            obs,
-            match_id=match_id,
-            decision_id=decision_id,
-            time_limit_ms=time_limit_ms,
-            time_bank_ms=time_bank_ms,
-        )
-        move = self._player.choose(obs)
+    def ask(self, request: DecisionRequest) -> Reply:
+        move = self._player.choose(request.observation)
         answer = encode(answer_of(move)).decode()
-        sha = body_sha256(encode(request))
-        return Reply(move, Status.OK, self._rng.randint(5, 400), answer, None, sha)
+        return Reply(move, Status.OK, self._rng.randint(5, 400), answer, None, request.sha256)
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
         """Notifications are not logged."""

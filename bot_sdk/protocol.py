@@ -30,6 +30,8 @@ import enum
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from referee import (
@@ -74,8 +76,32 @@ class MessageType(enum.StrEnum):
     MATCH_END = "match_end"
 
 
+class Status(enum.StrEnum):
+    """How the arena records a decision: answered by the bot (``ok``), a fault, or played for a
+    seat that had forfeited. A fault's status is its one name: in the match log, on the pages and
+    in docs/PROTOCOL.md's fault table."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    """No answer within the time allowed (the decision's limit plus what was left in the bank)."""
+    ERROR = "error"
+    """The bot could not be reached or answered with an HTTP error."""
+    INVALID = "invalid"
+    """The answer was not a well-formed answer to this decision (bad JSON, wrong kind, …)."""
+    ILLEGAL = "illegal"
+    """A well-formed answer the rules forbid."""
+    FORFEIT_AUTOPLAY = "forfeit-autoplay"
+    """The bot had forfeited the match; the arena played for it without asking."""
+
+    @property
+    def is_fault(self) -> bool:
+        """A fault of the seat (counted towards its forfeit): not ok, and not played for it."""
+        return self not in (Status.OK, Status.FORFEIT_AUTOPLAY)
+
+
 class Fault(enum.StrEnum):
-    """Why an answer did not count; each one is a recorded fault answered by the fallback."""
+    """The SDK's finer name of a fault (its error classes carry one); ``status`` is the fault's
+    one public name, the status the arena records it by."""
 
     TIMEOUT = "timeout"
     CONNECTION = "connection"
@@ -83,6 +109,20 @@ class Fault(enum.StrEnum):
     MALFORMED = "malformed"
     WRONG_KIND = "wrong_kind"
     ILLEGAL = "illegal"
+
+    @property
+    def status(self) -> Status:
+        return _STATUS_OF_FAULT[self]
+
+
+_STATUS_OF_FAULT: Mapping[Fault, Status] = {
+    Fault.TIMEOUT: Status.TIMEOUT,
+    Fault.CONNECTION: Status.ERROR,
+    Fault.HTTP_STATUS: Status.ERROR,
+    Fault.MALFORMED: Status.INVALID,
+    Fault.WRONG_KIND: Status.INVALID,
+    Fault.ILLEGAL: Status.ILLEGAL,
+}
 
 
 ANSWER_FIELDS: Mapping[DecisionKind, str] = {
@@ -105,7 +145,7 @@ _MAX_NAME = 64
 
 
 class AnswerError(ValueError):
-    """An answer that does not count; ``fault`` says how the arena records it."""
+    """An answer that does not count; ``fault.status`` is how the arena records it."""
 
     fault: Fault
 
@@ -217,6 +257,37 @@ def decision_request(
         "time_bank_ms": time_bank_ms,
         "observation": obs.to_json(),
     }
+
+
+@dataclass(frozen=True)
+class DecisionRequest:
+    """One decision request, built once by the arena: what is asked, and the message, its
+    canonical body and that body's SHA-256, each made when first needed. The body is what a bot
+    over HTTP is sent; the SHA-256 is what the match log records of it."""
+
+    observation: Observation
+    match_id: str
+    decision_id: str
+    time_limit_ms: int
+    time_bank_ms: int
+
+    @cached_property
+    def message(self) -> Message:
+        return decision_request(
+            self.observation,
+            match_id=self.match_id,
+            decision_id=self.decision_id,
+            time_limit_ms=self.time_limit_ms,
+            time_bank_ms=self.time_bank_ms,
+        )
+
+    @cached_property
+    def body(self) -> bytes:
+        return encode(self.message)
+
+    @cached_property
+    def sha256(self) -> str:
+        return body_sha256(self.body)
 
 
 def hand_end_notice(result: HandResult, observation: Observation, *, match_id: str) -> Message:

@@ -7,12 +7,11 @@ docs/REPLAYS.md and described by ``replays/schemas/replay-3.json``.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot_sdk.protocol import AnswerError, Fault
+from bot_sdk.protocol import Status
 from referee import (
     AnyMove,
     CardSet,
@@ -26,44 +25,6 @@ from referee import (
 from replays.deals import DealSource
 
 FORMAT = "gongzhu-replay/3"
-
-
-class Status(enum.StrEnum):
-    """How a decision was made: by the bot (``ok``) or by the arena's fallback after a fault."""
-
-    OK = "ok"
-    TIMEOUT = "timeout"
-    """No answer within the time allowed (the decision's limit plus what was left in the bank)."""
-    ERROR = "error"
-    """The bot could not be reached or answered with an HTTP error."""
-    INVALID = "invalid"
-    """The answer was not a well-formed answer to this decision (bad JSON, wrong kind, …)."""
-    ILLEGAL = "illegal"
-    """A well-formed answer the rules forbid."""
-    FORFEIT_AUTOPLAY = "forfeit-autoplay"
-    """The bot had forfeited the match; the arena played for it without asking."""
-
-    @property
-    def is_fault(self) -> bool:
-        """A fault of the seat (counted towards its forfeit): not ok, and not played for it."""
-        return self not in (Status.OK, Status.FORFEIT_AUTOPLAY)
-
-
-STATUS_OF_FAULT: Mapping[Fault, Status] = {
-    Fault.TIMEOUT: Status.TIMEOUT,
-    Fault.CONNECTION: Status.ERROR,
-    Fault.HTTP_STATUS: Status.ERROR,
-    Fault.MALFORMED: Status.INVALID,
-    Fault.WRONG_KIND: Status.INVALID,
-    Fault.ILLEGAL: Status.ILLEGAL,
-}
-"""The log's status of each of the SDK's finer fault names (docs/PROTOCOL.md's fault table)."""
-
-
-def status_of(error: AnswerError) -> Status:
-    """The status of a refused answer: illegal (the rules forbid it) or invalid (not an answer
-    to this decision at all: malformed, the wrong kind)."""
-    return STATUS_OF_FAULT[error.fault]
 
 
 @dataclass(frozen=True)

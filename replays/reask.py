@@ -12,7 +12,6 @@ earlier decisions of the match is not there when it is asked again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -20,10 +19,10 @@ from dataclasses import dataclass
 
 import requests
 
-from bot_sdk.protocol import AnswerError, parse_answer
+from bot_sdk.protocol import AnswerError, Status, body_sha256, parse_answer
 from bot_sdk.signing import Secrets, sign
 from referee import AnyMove, Observation
-from replays.log import DecisionRecord, MatchLog, Status
+from replays.log import DecisionRecord, MatchLog
 from replays.verify import replay, request_body
 
 _MAX_TEXT = 300
@@ -74,7 +73,7 @@ def rebuild(log: MatchLog, hand_number: int, index: int) -> Rebuilt:
         raise ReaskError(f"seat {record.seat} had forfeited: the arena played it without asking")
     body = request_body(log, record, obs)
     if record.request_sha256 is not None:
-        found = hashlib.sha256(body).hexdigest()
+        found = body_sha256(body)
         if found != record.request_sha256:
             raise ReaskError(
                 f"the rebuilt request's SHA-256 is {found}, the log recorded "
@@ -120,7 +119,7 @@ def compare(rebuilt: Rebuilt, http_status: int, answer: bytes) -> Reask:
         try:
             move = parse_answer(record.kind, answer, obs)
         except AnswerError as error:
-            refused = f"{error.fault.value}: {error}"
+            refused = f"{error.fault.status.value}: {error}"
     logged = _logged(record)
     if record.status is Status.OK:
         same = move == record.applied

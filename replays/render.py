@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from bot_sdk.protocol import Status
 from referee import SCORING_CARDS, CardSet, DecisionKind, Expose, Pass, Play, card_name
-from replays.log import DecisionRecord, HandRecord, MatchLog, Status
+from replays.log import DecisionRecord, HandRecord, MatchLog
 
 FAULT_MARK = "!"
 LATE_MARK = "~"

@@ -20,19 +20,19 @@ from dataclasses import dataclass
 
 from bot_sdk.protocol import (
     AnswerError,
+    DecisionRequest,
+    Status,
     body_sha256,
     decision_id,
-    decision_request,
-    encode,
     fallback_move,
     parse_answer,
     read_note,
 )
 from referee import DealError, Game, IllegalMoveError, Observation
 from replays.deals import DealScheme, SecretError, first_wrong_deal
-from replays.log import DecisionRecord, HandRecord, MatchLog, Status, final_places, status_of
+from replays.faults import FaultBook
+from replays.log import DecisionRecord, HandRecord, MatchLog, final_places
 
-FAULTS = frozenset({Status.TIMEOUT, Status.ERROR, Status.INVALID, Status.ILLEGAL})
 _JUDGED = frozenset({Status.OK, Status.INVALID, Status.ILLEGAL})
 """The statuses whose recorded answer the verifier judges again."""
 
@@ -73,15 +73,13 @@ class Verification:
 
 def request_body(log: MatchLog, record: DecisionRecord, obs: Observation) -> bytes:
     """The exact body the arena sent for ``record``, rebuilt from the log and the referee."""
-    return encode(
-        decision_request(
-            obs,
-            match_id=log.match_id,
-            decision_id=record.decision_id,
-            time_limit_ms=record.time_limit_ms or 0,
-            time_bank_ms=record.time_bank_ms or 0,
-        )
-    )
+    return DecisionRequest(
+        obs,
+        match_id=log.match_id,
+        decision_id=record.decision_id,
+        time_limit_ms=record.time_limit_ms or 0,
+        time_bank_ms=record.time_bank_ms or 0,
+    ).body
 
 
 def replay(log: MatchLog) -> Iterator[tuple[HandRecord, int, DecisionRecord, Observation]]:
@@ -155,9 +153,7 @@ class _Verifier:
         self.check_requests = check_requests
         self.decisions = 0
         self.requests = 0
-        self.faults = [0, 0, 0, 0]
-        self.forfeited: set[int] = set()
-        self.banks = [log.time_control.bank_ms] * 4
+        self.book = FaultBook.fresh(log.time_control)
         self.game = Game(log.rules)  # replaced in run() by the logged deals
 
     def run(self) -> None:
@@ -200,19 +196,16 @@ class _Verifier:
             asked = ", ".join(f"seat {s} {k.value}" for s, k in pending) or "nothing"
             raise mismatch(f"seat {seat} {record.kind.value}: not pending ({asked} was)")
         obs = game.observation(seat)
-        if record.status is Status.FORFEIT_AUTOPLAY and seat not in self.forfeited:
+        forfeited = self.book.forfeited
+        if record.status is Status.FORFEIT_AUTOPLAY and seat not in forfeited:
             raise mismatch(f"seat {seat} auto-played before it forfeited")
-        if record.status is not Status.FORFEIT_AUTOPLAY and seat in self.forfeited:
+        if record.status is not Status.FORFEIT_AUTOPLAY and seat in forfeited:
             raise mismatch(f"seat {seat} had forfeited but was asked ({record.status.value})")
         if record.status is not Status.OK and record.applied != fallback_move(obs):
             raise mismatch(
                 f"status {record.status.value}, so the fallback {_move(fallback_move(obs))} "
                 f"is due, but the log applied {_move(record.applied)}"
             )
-        if record.status in FAULTS:
-            self.faults[seat] += 1
-            if self.faults[seat] >= self.log.time_control.fault_limit:
-                self.forfeited.add(seat)
         if self.check_requests and record.request_sha256 is not None:
             digest = body_sha256(request_body(self.log, record, obs))
             if digest != record.request_sha256:
@@ -224,7 +217,7 @@ class _Verifier:
                 f"decision id {record.decision_id!r} where {expected_id!r} is due: "
                 "decisions were moved or dropped"
             )
-        self.time(record, mismatch)
+        self.enter(record, mismatch)
         self.judge_answer(record, obs, mismatch)
         judge_note(record, mismatch)
         try:
@@ -232,23 +225,22 @@ class _Verifier:
         except (IllegalMoveError, DealError) as error:
             raise mismatch(f"illegal {_move(record.applied)}: {error}") from None
 
-    def time(self, record: DecisionRecord, mismatch: Callable[[str], _DiscrepancyError]) -> None:
-        """The time control: each request carried the decision's limit and what was left of the
-        seat's bank, and time beyond the limit came out of the bank."""
+    def enter(self, record: DecisionRecord, mismatch: Callable[[str], _DiscrepancyError]) -> None:
+        """The decision in the fault book: each request carried the decision's limit and what was
+        left of the seat's bank, time beyond the limit came out of the bank, a late answer is a
+        timeout, and the fault is counted."""
         seat, limit = record.seat, self.log.time_control.decision_ms
         if record.time_limit_ms is not None and record.time_limit_ms != limit:
             raise mismatch(
                 f"time limit: the request says {record.time_limit_ms} ms, the match's is {limit} ms"
             )
-        bank = self.banks[seat]
+        bank = self.book.banks[seat]
         if record.time_bank_ms is not None and record.time_bank_ms != bank:
             raise mismatch(
                 f"time bank: the request says {record.time_bank_ms} ms left, but the latencies "
                 f"before it leave {bank} ms"
             )
-        if record.latency_ms is None:
-            return
-        self.banks[seat], timed_out = self.log.time_control.charge(bank, record.latency_ms)
+        timed_out = self.book.enter(record)
         if record.status is Status.OK and timed_out:
             raise mismatch(
                 f"status ok, but the answer took {record.latency_ms} ms: more than the {limit} ms "
@@ -269,7 +261,7 @@ class _Verifier:
         try:
             answered = parse_answer(record.kind, record.answer.encode(), obs)
         except AnswerError as error:
-            judged = status_of(error)
+            judged = error.fault.status
             if record.status is Status.OK:
                 raise mismatch(f"status ok, but the answer is not: {error}") from None
             if judged is not record.status:
@@ -314,14 +306,16 @@ class _Verifier:
             raise mismatch(
                 f"outcome: log says {log.outcome.to_json()}, referee says {outcome.to_json()}"
             )
-        if tuple(self.faults) != log.faults:
+        faults, forfeited = self.book.faults, sorted(self.book.forfeited)
+        if tuple(faults) != log.faults:
             raise mismatch(
-                f"fault counts: log says {list(log.faults)}, the decisions give {self.faults}"
+                f"fault counts: log says {list(log.faults)}, the decisions give {faults}"
             )
-        if set(log.forfeited) != self.forfeited:
-            found = sorted(self.forfeited)
-            raise mismatch(f"forfeits: log says {sorted(log.forfeited)}, the faults give {found}")
-        places = final_places(outcome, sorted(self.forfeited))
+        if set(log.forfeited) != self.book.forfeited:
+            raise mismatch(
+                f"forfeits: log says {sorted(log.forfeited)}, the faults give {forfeited}"
+            )
+        places = final_places(outcome, forfeited)
         if log.places != places:
             raise mismatch(f"places: log says {list(log.places)}, referee says {list(places)}")
 

@@ -19,18 +19,19 @@ import requests
 from bot_sdk.protocol import (
     AnswerError,
     BotInfo,
+    DecisionRequest,
     Message,
-    body_sha256,
-    decision_request,
+    Status,
     encode,
     hand_end_notice,
     hello_request,
     match_end_notice,
     parse_answer,
+    pending_decision,
     read_note,
 )
 from referee import HandResult, Observation, Outcome, Rules
-from replays.log import SeatInfo, Status, status_of
+from replays.log import SeatInfo
 from workers.bot_http import (
     MAX_ANSWER_BYTES,
     BotTransport,
@@ -72,25 +73,9 @@ class HttpSeat:
     def close(self) -> None:
         self.transport.close()
 
-    def ask(
-        self,
-        obs: Observation,
-        *,
-        match_id: str,
-        decision_id: str,
-        time_limit_ms: int,
-        time_bank_ms: int,
-    ) -> Reply:
-        assert obs.decision is not None
-        request = decision_request(
-            obs,
-            match_id=match_id,
-            decision_id=decision_id,
-            time_limit_ms=time_limit_ms,
-            time_bank_ms=time_bank_ms,
-        )
-        body = encode(request)
-        sha = body_sha256(body)
+    def ask(self, request: DecisionRequest) -> Reply:
+        obs, sha = request.observation, request.sha256
+        time_limit_ms, time_bank_ms = request.time_limit_ms, request.time_bank_ms
         allowed_ms = time_limit_ms + time_bank_ms
         start = self._clock()
 
@@ -100,7 +85,7 @@ class HttpSeat:
             return Reply(None, status, self._ms_since(start), answer, message, sha, note)
 
         try:
-            code, location, content = self.transport.post(body, allowed_ms / 1000)
+            code, location, content = self.transport.post(request.body, allowed_ms / 1000)
         except DeadlineError:
             return fault(
                 Status.TIMEOUT,
@@ -134,9 +119,9 @@ class HttpSeat:
                 f"the answer is not UTF-8 JSON (it starts {excerpt(content)!r})",
             )
         try:
-            move = parse_answer(obs.decision.kind, content, obs)
+            move = parse_answer(pending_decision(obs).kind, content, obs)
         except AnswerError as error:
-            return fault(status_of(error), str(error), answer, read_note(content))
+            return fault(error.fault.status, str(error), answer, read_note(content))
         return Reply(move, Status.OK, self._ms_since(start), answer, None, sha, read_note(content))
 
     def hello(

@@ -35,8 +35,9 @@ import requests
 
 from bot_sdk.protocol import (
     AnswerError,
+    DecisionRequest,
+    Status,
     decision_id,
-    decision_request,
     encode,
     hello_request,
     is_fallback_note,
@@ -44,7 +45,7 @@ from bot_sdk.protocol import (
 )
 from referee import Game, Rules
 from replays.deals import DealSource
-from replays.log import DecisionRecord, SeatInfo, Status, TimeControl
+from replays.log import DecisionRecord, SeatInfo, TimeControl
 from workers.bot_client import HttpSeat
 from workers.bot_http import BotTransport, DeadlineError, HelloError, TooLargeError, excerpt
 from workers.match import play_match
@@ -238,14 +239,14 @@ class _Probe:
         obs = game.observation(game.pending[0].seat)
         assert obs.decision is not None
         match_id = f"{self.run}:repeat"
-        request = decision_request(
+        request = DecisionRequest(
             obs,
             match_id=match_id,
             decision_id=decision_id(match_id, 1, 0),
             time_limit_ms=self.time_limit_ms,
             time_bank_ms=0,
         )
-        body, limit_ms = encode(request), self.time_limit_ms
+        body, limit_ms = request.body, self.time_limit_ms
         moves = []
         with self.transport(self.secrets, time.time) as client:
             for _ in range(_REPEATS):
@@ -280,11 +281,13 @@ class _Probe:
             replies = list(
                 pool.map(
                     lambda d: players[d.seat].ask(
-                        game.observation(d.seat),
-                        match_id=f"{self.run}:concurrent",
-                        decision_id=decision_id(f"{self.run}:concurrent", 1, d.seat),
-                        time_limit_ms=self.time_limit_ms,
-                        time_bank_ms=0,
+                        DecisionRequest(
+                            game.observation(d.seat),
+                            match_id=f"{self.run}:concurrent",
+                            decision_id=decision_id(f"{self.run}:concurrent", 1, d.seat),
+                            time_limit_ms=self.time_limit_ms,
+                            time_bank_ms=0,
+                        )
                     ),
                     pending,
                 )

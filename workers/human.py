@@ -4,9 +4,9 @@ moves, the computers' turns, and the log once the match is over.
 Nothing but the decisions is kept between requests: :class:`HumanTable` pushes every stored
 decision through a :class:`~replays.recorder.MatchRecorder` again (a whole match replays in
 milliseconds), so every legality question is the referee's and the finished match's log is
-built exactly as a tournament match's. The computers are asked through
-:class:`~workers.match.FaultBook` like in a tournament: a fault becomes the fallback move,
-and enough faults forfeit the seat.
+built exactly as a tournament match's. The computers are asked through ``match.py``'s
+``decide`` and the game's :class:`~replays.faults.FaultBook` like in a tournament: a fault
+becomes the fallback move, and enough faults forfeit the seat.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from dataclasses import dataclass, replace
 
 from bot_sdk.protocol import decision_id
 from referee import AnyMove, CardSet, Decision, Game, IllegalMoveError, Phase, Play, card_name
+from replays.faults import FaultBook
 from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
 from replays.recorder import MatchRecorder
 from workers.jobs import seat_info
-from workers.match import FaultBook, SeatPlayer
+from workers.match import SeatPlayer, decide
 from workers.records import HOUSE_BOTS, HOUSE_LEVELS, Bot, HumanGame
 
 HUMAN = "human"
@@ -168,7 +169,8 @@ class HumanTable:
             key = (seat, participant)
             if key not in players:
                 players[key] = player_for(seat, participant)
-            record = self.book.decide(
+            record = decide(
+                self.book,
                 players[key],
                 game.observation(seat),
                 match_id=self.stored.match_id,

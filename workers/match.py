@@ -10,22 +10,26 @@ is auto-played and it is ranked last.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot_sdk.bot import Bot
 from bot_sdk.protocol import (
     AnswerError,
+    DecisionRequest,
+    Status,
     answer_of,
     decision_id,
     encode,
     fallback_move,
     parse_answer,
+    pending_decision,
 )
 from referee import AnyMove, Game, HandResult, Observation, Outcome, Phase
 from replays.deals import DealSource
-from replays.log import DecisionRecord, MatchLog, SeatInfo, Status, TimeControl, status_of
+from replays.faults import FaultBook
+from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
 from replays.recorder import MatchRecorder
 
 Clock = Callable[[], float]
@@ -46,17 +50,11 @@ class Reply:
 
 
 class SeatPlayer(Protocol):
+    """A seat's player: asked each decision's request, as the match built it, once."""
+
     info: SeatInfo
 
-    def ask(
-        self,
-        obs: Observation,
-        *,
-        match_id: str,
-        decision_id: str,
-        time_limit_ms: int,
-        time_bank_ms: int,
-    ) -> Reply: ...
+    def ask(self, request: DecisionRequest) -> Reply: ...
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None: ...
 
@@ -72,27 +70,19 @@ class InProcessSeat:
         self.info = info
         self._clock = clock
 
-    def ask(
-        self,
-        obs: Observation,
-        *,
-        match_id: str,
-        decision_id: str,
-        time_limit_ms: int,
-        time_bank_ms: int,
-    ) -> Reply:
+    def ask(self, request: DecisionRequest) -> Reply:
+        obs = request.observation
         start = self._clock()
         try:
             move = self.bot.decide(obs)
         except Exception as error:  # a bot's bug is a fault, never a crash
             return Reply(None, Status.ERROR, _ms_since(start, self._clock), None, repr(error)[:300])
         latency = _ms_since(start, self._clock)
-        assert obs.decision is not None
         body = encode(answer_of(move))
         try:
-            parsed = parse_answer(obs.decision.kind, body, obs)
+            parsed = parse_answer(pending_decision(obs).kind, body, obs)
         except AnswerError as error:
-            return Reply(None, status_of(error), latency, body.decode(), str(error))
+            return Reply(None, error.fault.status, latency, body.decode(), str(error))
         return Reply(parsed, Status.OK, latency)
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
@@ -148,7 +138,7 @@ def play_match(
             if _is_last_card(game):
                 # hand_end carries each seat's view as the last card was about to be played
                 last_views = [game.observation(s) for s in range(4)]
-            recorder.apply(book.decide(players[seat], obs, match_id=match_id, ident=ident))
+            recorder.apply(decide(book, players[seat], obs, match_id=match_id, ident=ident))
         if game.hand_number != hand or game.is_over():
             seq = 0
             result = game.results[-1]
@@ -165,75 +155,19 @@ def play_match(
     )
 
 
-@dataclass
-class FaultBook:
-    """Each seat's time bank and faults in one match, and the seats that have forfeited: asks a
-    seat's player through it and it applies the time control, the fallbacks and forfeits."""
-
-    time_control: TimeControl
-    banks: list[int]
-    faults: list[int]
-    forfeited: set[int]
-
-    @classmethod
-    def fresh(cls, time_control: TimeControl) -> FaultBook:
-        return cls(time_control, [time_control.bank_ms] * 4, [0, 0, 0, 0], set())
-
-    @classmethod
-    def from_records(
-        cls, time_control: TimeControl, records: Iterable[DecisionRecord]
-    ) -> FaultBook:
-        """The book after ``records`` (a match played in steps, such as a human game)."""
-        book = cls.fresh(time_control)
-        for record in records:
-            if record.time_bank_ms is not None and record.latency_ms is not None:
-                book.banks[record.seat] = time_control.charge(
-                    record.time_bank_ms, record.latency_ms
-                )[0]
-            if record.status.is_fault:
-                book.count_fault(record.seat)
-        return book
-
-    def count_fault(self, seat: int) -> None:
-        self.faults[seat] += 1
-        if self.faults[seat] >= self.time_control.fault_limit:
-            self.forfeited.add(seat)
-
-    def decide(
-        self, player: SeatPlayer, obs: Observation, *, match_id: str, ident: str
-    ) -> DecisionRecord:
-        """The record of ``obs.seat``'s decision: its player's answer, or the fallback after a
-        fault, or the fallback without asking once the seat has forfeited."""
-        assert obs.decision is not None
-        if obs.seat in self.forfeited:
-            return DecisionRecord(
-                obs.seat, obs.decision.kind, fallback_move(obs), Status.FORFEIT_AUTOPLAY, ident
-            )
-        record = _ask(
-            player, obs, match_id=match_id, ident=ident, tc=self.time_control, banks=self.banks
-        )
-        if record.status is not Status.OK:
-            self.count_fault(obs.seat)
-        return record
-
-
-def _ask(
-    player: SeatPlayer,
-    obs: Observation,
-    *,
-    match_id: str,
-    ident: str,
-    tc: TimeControl,
-    banks: list[int],
+def decide(
+    book: FaultBook, player: SeatPlayer, obs: Observation, *, match_id: str, ident: str
 ) -> DecisionRecord:
-    seat = obs.seat
-    assert obs.decision is not None
-    bank = banks[seat]
-    reply = player.ask(
-        obs, match_id=match_id, decision_id=ident, time_limit_ms=tc.decision_ms, time_bank_ms=bank
-    )
-    banks[seat], timed_out = tc.charge(bank, reply.latency_ms)
+    """The record of ``obs.seat``'s decision, entered in ``book``: its player's answer, or the
+    fallback after a fault, or the fallback without asking once the seat has forfeited."""
+    seat, tc = obs.seat, book.time_control
+    kind = pending_decision(obs).kind
+    if seat in book.forfeited:
+        return DecisionRecord(seat, kind, fallback_move(obs), Status.FORFEIT_AUTOPLAY, ident)
+    bank = book.banks[seat]
+    reply = player.ask(DecisionRequest(obs, match_id, ident, tc.decision_ms, bank))
     status, fault, move = reply.status, reply.fault, reply.move
+    timed_out = book.charge(seat, reply.latency_ms)
     if status is Status.OK and timed_out:
         status = Status.TIMEOUT
         fault = (
@@ -242,9 +176,9 @@ def _ask(
         )
     if status is not Status.OK or move is None:
         move = fallback_move(obs)
-    return DecisionRecord(
+    record = DecisionRecord(
         seat=seat,
-        kind=obs.decision.kind,
+        kind=kind,
         applied=move,
         status=status,
         decision_id=ident,
@@ -256,6 +190,8 @@ def _ask(
         request_sha256=reply.request_sha256,
         note=reply.note,
     )
+    book.count(record)
+    return record
 
 
 def _is_last_card(game: Game) -> bool:

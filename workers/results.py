@@ -11,9 +11,9 @@ from dataclasses import replace
 
 from openskill.models import PlackettLuce
 
-from bot_sdk.protocol import is_fallback_note
+from bot_sdk.protocol import Status, is_fallback_note
 from referee import Play
-from replays.log import MatchLog, Status
+from replays.log import MatchLog
 from workers.records import BotFault, Rating, Standing
 
 MODEL = PlackettLuce()

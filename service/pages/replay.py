@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot_sdk.protocol import Status
 from referee import SCORING_CARDS, CardSet, Expose, Observation, Pass, Play, card_name
-from replays.log import DecisionRecord, HandRecord, MatchLog, Status
+from replays.log import DecisionRecord, HandRecord, MatchLog
 from replays.verify import replay
 
 _Four = list[CardSet]

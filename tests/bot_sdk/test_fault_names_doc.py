@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot_sdk.protocol import Fault
-from replays.log import STATUS_OF_FAULT, Status
+from bot_sdk.protocol import Fault, Status
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 ROW = re.compile(r"^\| `([a-z-]+)` \|\s*(?:`([a-z_]+)`)?\s*\|", re.M)
@@ -19,8 +18,8 @@ def test_the_fault_table_is_the_codes_mapping() -> None:
     statuses = {Status(status) for status, _ in rows}
     assert statuses == {s for s in Status if s.is_fault}
     finer = {Fault(name): Status(status) for status, name in rows if name}
-    assert finer == {f: s for f, s in STATUS_OF_FAULT.items() if f is not Fault.TIMEOUT}
-    assert set(STATUS_OF_FAULT) == set(Fault)
+    assert finer == {f: f.status for f in Fault if f is not Fault.TIMEOUT}
+    assert Fault.TIMEOUT.status is Status.TIMEOUT
 
 
 def test_the_sdks_finer_names_appear_only_beside_their_status() -> None:

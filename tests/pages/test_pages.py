@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser, Page, expect
 
+from bot_sdk.protocol import Status
 from referee import card_name
-from replays.log import Status
 from tests.pages.conftest import Arena, csp_violations, screenshot
 
 SEAT_NAMES = ["alpha", "beta", "house:easy", "house:hard"]

@@ -20,9 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bot_sdk import Bot
-from bot_sdk.protocol import PROTOCOL, answer_of, encode, fallback_move
+from bot_sdk.protocol import PROTOCOL, Status, answer_of, encode, fallback_move
 from referee import AnyMove, CardSet, Observation
-from replays.log import Status
 
 HUGE_ANSWER_BYTES = 50 * 1024 * 1024
 """What the flooding bot announces and tries to send: 50 MiB."""

@@ -23,10 +23,10 @@ from rq import Worker
 from rq.job import Job
 
 from bot_sdk.examples.lowest_card import LowestCard
-from bot_sdk.protocol import DEFAULT_FAULT_LIMIT
+from bot_sdk.protocol import DEFAULT_FAULT_LIMIT, Status
 from referee import Game, Rules
 from replays.deals import deal_seed
-from replays.log import DecisionRecord, MatchLog, SeatInfo, Status, TimeControl
+from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
 from tests.reliability.accounting import account
 from tests.reliability.figures import record
 from tests.reliability.hostile_bots import (

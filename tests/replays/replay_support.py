@@ -18,9 +18,9 @@ from bot_sdk import Bot
 from bot_sdk.dispatch import fallback_answer
 from bot_sdk.protocol import (
     AnswerError,
+    DecisionRequest,
+    Status,
     answer_of,
-    body_sha256,
-    decision_request,
     encode,
     parse_answer,
     read_note,
@@ -41,7 +41,7 @@ from referee import (
 )
 from replays.deals import DealSource, deal_seed
 from replays.integrity import key_id_of, seal
-from replays.log import MatchLog, SeatInfo, Status, TimeControl, status_of
+from replays.log import MatchLog, SeatInfo, TimeControl
 from workers.match import InProcessSeat, Reply, SeatPlayer, play_match
 
 TIME_CONTROL = TimeControl(decision_ms=1000, bank_ms=2000, fault_limit=5)
@@ -110,37 +110,12 @@ def house_seat(seat: int, seed: int | str) -> InProcessSeat:
     return InProcessSeat(RandomBot(seed), info, clock=_still)
 
 
-def request_sha256(
-    obs: Observation, *, match_id: str, decision_id: str, time_limit_ms: int, time_bank_ms: int
-) -> str:
-    """The SHA-256 of the decision request's body, as the arena's HTTP client records it."""
-    request = decision_request(
-        obs,
-        match_id=match_id,
-        decision_id=decision_id,
-        time_limit_ms=time_limit_ms,
-        time_bank_ms=time_bank_ms,
-    )
-    return body_sha256(encode(request))
-
-
 class HashingSeat(InProcessSeat):
     """An SDK bot played in-process but logged like a bot over HTTP: with the SHA-256 of each
     request the arena would have sent it."""
 
-    def ask(
-        self,
-        obs: Observation,
-        *,
-        match_id: str,
-        decision_id: str,
-        time_limit_ms: int,
-        time_bank_ms: int,
-    ) -> Reply:
-        times = {"time_limit_ms": time_limit_ms, "time_bank_ms": time_bank_ms}
-        reply = super().ask(obs, match_id=match_id, decision_id=decision_id, **times)
-        sha = request_sha256(obs, match_id=match_id, decision_id=decision_id, **times)
-        return dataclasses.replace(reply, request_sha256=sha)
+    def ask(self, request: DecisionRequest) -> Reply:
+        return dataclasses.replace(super().ask(request), request_sha256=request.sha256)
 
 
 class ScriptedSeat:
@@ -157,21 +132,12 @@ class ScriptedSeat:
         self._player = RandomPlayer(seed)
         self._rng = random.Random(f"latency-{seed}")
 
-    def ask(
-        self,
-        obs: Observation,
-        *,
-        match_id: str,
-        decision_id: str,
-        time_limit_ms: int,
-        time_bank_ms: int,
-    ) -> Reply:
+    def ask(self, request: DecisionRequest) -> Reply:
+        obs = request.observation
+        time_limit_ms, time_bank_ms = request.time_limit_ms, request.time_bank_ms
         behaviour = self.script(self.asked)
         self.asked += 1
-        sha = None
-        if self.hashes:
-            times = {"time_limit_ms": time_limit_ms, "time_bank_ms": time_bank_ms}
-            sha = request_sha256(obs, match_id=match_id, decision_id=decision_id, **times)
+        sha = request.sha256 if self.hashes else None
         if behaviour == "timeout":
             waited = time_limit_ms + time_bank_ms
             return Reply(None, Status.TIMEOUT, waited, None, f"no answer within {waited} ms", sha)
@@ -187,7 +153,7 @@ class ScriptedSeat:
         try:
             move = parse_answer(obs.decision.kind, body, obs)
         except AnswerError as error:
-            return Reply(None, status_of(error), latency, body.decode(), str(error), sha, note)
+            return Reply(None, error.fault.status, latency, body.decode(), str(error), sha, note)
         return Reply(move, Status.OK, latency, body.decode(), None, sha, note)
 
     def _body(self, behaviour: str, obs: Observation) -> bytes:

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from bot_sdk.protocol import Status
 from replays.cli import main
 from replays.integrity import check, pack, public_key_pem
-from replays.log import FORMAT, Status
+from replays.log import FORMAT
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify

@@ -12,10 +12,11 @@ from click.testing import CliRunner
 
 from bot_sdk import Bot
 from bot_sdk.examples.lowest_card import LowestCard
+from bot_sdk.protocol import Status
 from bot_sdk.server import make_app
 from referee import Card, Observation
 from replays.cli import main
-from replays.log import MatchLog, SeatInfo, Status
+from replays.log import MatchLog, SeatInfo
 from replays.reask import ReaskError, reask, rebuild
 from replays.upgrade import read_log
 from tests.bot_sdk.bot_sdk_support import running

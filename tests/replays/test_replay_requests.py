@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from bot_sdk.protocol import decision_request, encode
+from bot_sdk.protocol import DecisionRequest
 from bot_sdk.schemas import validate_request
-from referee import Observation
 from replays.log import MatchLog
 from replays.upgrade import read_log
 from replays.verify import replay, request_body, verify
@@ -33,19 +32,9 @@ class CapturingSeat(ScriptedSeat):
         super().__init__(seat, at_random(f"capture-{seat}", 0.1), seed=f"capture-{seat}")
         self.bodies: dict[str, bytes] = {}
 
-    def ask(
-        self,
-        obs: Observation,
-        *,
-        match_id: str,
-        decision_id: str,
-        time_limit_ms: int,
-        time_bank_ms: int,
-    ) -> Reply:
-        times = {"time_limit_ms": time_limit_ms, "time_bank_ms": time_bank_ms}
-        request = decision_request(obs, match_id=match_id, decision_id=decision_id, **times)
-        self.bodies[decision_id] = encode(request)
-        return super().ask(obs, match_id=match_id, decision_id=decision_id, **times)
+    def ask(self, request: DecisionRequest) -> Reply:
+        self.bodies[request.decision_id] = request.body
+        return super().ask(request)
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot_sdk.protocol import Status
 from referee import PassDirection, Variant
 from replays.integrity import canonical, check, pack, unpack
-from replays.log import MatchLog, Status
+from replays.log import MatchLog
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify

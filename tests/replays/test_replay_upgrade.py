@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bot_sdk.protocol import FALLBACK_NOTE
+from bot_sdk.protocol import FALLBACK_NOTE, Status
 from replays.cli import main
 from replays.deals import DealScheme, DealSource
 from replays.integrity import check, key_id_of, public_key_from_pem
-from replays.log import FORMAT, MatchLog, Status
+from replays.log import FORMAT, MatchLog
 from replays.schema import validate
 from replays.upgrade import UPGRADES, LogReadError, read_log, upgrade
 from replays.verify import verify

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from flask import Flask
 
+from bot_sdk.protocol import DecisionRequest, Status
 from referee import Rules
-from replays.log import SeatInfo, Status
+from replays.log import SeatInfo
 from service import Config, create_app
 from tests.bot_sdk.bot_sdk_support import play_obs
 from workers.addresses import PrivateAddressError
@@ -163,9 +164,7 @@ def _hello(seat: HttpSeat) -> Any:
 
 
 def _ask(seat: HttpSeat) -> Any:
-    return seat.ask(
-        play_obs(), match_id="m-1", decision_id="m-1:1:0", time_limit_ms=500, time_bank_ms=0
-    )
+    return seat.ask(DecisionRequest(play_obs(), "m-1", "m-1:1:0", 500, 0))
 
 
 def _refused(message: str) -> bool:

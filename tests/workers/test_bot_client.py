@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from bot_sdk.examples.lowest_card import LowestCard
+from bot_sdk.protocol import Status
 from bot_sdk.server import make_app
-from replays.log import Status, TimeControl
+from replays.log import TimeControl
 from replays.verify import verify
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.workers_support import (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from replays.log import MatchLog, Status
+from bot_sdk.protocol import Status
+from replays.log import MatchLog
 from tests.pages.pages_support import faulty_log
 from workers.config import Config
 from workers.store import Store

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot_sdk.protocol import encode, hello_answer
-from replays.log import Status
+from bot_sdk.protocol import Status, encode, hello_answer
 from replays.schema import validate
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import environment

@@ -14,11 +14,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot_sdk import Bot
-from bot_sdk.protocol import FALLBACK_NOTE
+from bot_sdk.protocol import FALLBACK_NOTE, Status
 from bot_sdk.server import make_app
 from referee import Card, Observation
 from replays.integrity import unpack
-from replays.log import Status
 from replays.upgrade import read_log
 from service import create_app
 from tests.bot_sdk.bot_sdk_support import running

@@ -11,7 +11,8 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from replays.log import Status, TimeControl
+from bot_sdk.protocol import Status
+from replays.log import TimeControl
 from tests.workers.workers_support import play_one, read_request, seat0
 
 TC = TimeControl(1000, 1000, 3)
