@@ -20,6 +20,10 @@ from workers.doctor import examine
 
 SECRET = "doctor-secret"
 LIMIT_MS = 300
+"""The time limit of the slow bot's probe (it answers 100 ms later than this)."""
+ROOMY_MS = 5000
+"""The time limit of every other probe: a loaded machine's delays never reach it, so only the
+flaw under test fails."""
 
 
 Serve = Callable[..., OutsideBot]
@@ -42,13 +46,13 @@ def serve() -> Iterator[Serve]:
         bot.server_close()
 
 
-def failed(bot: OutsideBot) -> dict[str, str]:
-    report = examine(bot.url, [SECRET], time_limit_ms=LIMIT_MS, allow_private=True)
+def failed(bot: OutsideBot, limit_ms: int) -> dict[str, str]:
+    report = examine(bot.url, [SECRET], time_limit_ms=limit_ms, allow_private=True)
     return {check.name: check.detail for check in report.checks if not check.ok}
 
 
 def test_a_good_bot_passes_every_check(serve: Serve) -> None:
-    report = examine(serve().url, [SECRET], time_limit_ms=LIMIT_MS, allow_private=True)
+    report = examine(serve().url, [SECRET], time_limit_ms=ROOMY_MS, allow_private=True)
     assert report.ok, report.text()
     names = [check.name for check in report.checks]
     assert names == [
@@ -63,7 +67,7 @@ def test_a_good_bot_passes_every_check(serve: Serve) -> None:
     decisions = next(c for c in report.checks if c.name == "decisions").detail
     assert " pass, " in decisions and " expose, " in decisions and " play " in decisions
     latency = report.to_json()["latency_ms"]
-    assert latency is not None and latency["max"] <= LIMIT_MS
+    assert latency is not None and latency["max"] <= ROOMY_MS
 
 
 @pytest.mark.parametrize(
@@ -82,7 +86,7 @@ def test_a_good_bot_passes_every_check(serve: Serve) -> None:
     ids=["bad-signatures", "stale-timestamps", "repeats", "slow", "illegal"],
 )
 def test_each_flaw_is_caught(serve: Serve, flaws: Flaws, fails: set[str], says: str) -> None:
-    found = failed(serve(flaws))
+    found = failed(serve(flaws), LIMIT_MS if flaws.delay_s else ROOMY_MS)
     assert set(found) == fails, found
     assert any(says in detail for detail in found.values()), found
 
@@ -98,7 +102,7 @@ def test_a_bot_that_is_down_fails_at_hello() -> None:
 
 def test_the_command_exits_1_on_a_failure_and_0_when_all_pass(serve: Serve) -> None:
     runner = CliRunner()
-    args = ["doctor", "--secret", SECRET, "--time-limit-ms", str(LIMIT_MS), "--url"]
+    args = ["doctor", "--secret", SECRET, "--time-limit-ms", str(ROOMY_MS), "--url"]
     good = runner.invoke(main, [*args, serve().url])
     assert good.exit_code == 0, good.output
     assert "all checks passed" in good.output
