@@ -116,7 +116,7 @@ def _mask_of(cards: Iterable[int]) -> int:
 _MATCH_OVER: Final = Reason(Refusal.MATCH_OVER)
 
 
-def lead_candidates(hand: int, rules: Rules, first: bool, hearts_broken: bool) -> int:
+def _lead_candidates(hand: int, rules: Rules, first: bool, hearts_broken: bool) -> int:
     """The leader's cards once the lead restrictions of the variants are applied (``first``:
     to the hand's first trick)."""
     if first and rules.lead_2c:
@@ -163,7 +163,7 @@ def _refusal_on_turn(
     if not led:
         if first and rules.lead_2c:
             return Reason(Refusal.MUST_LEAD_2C, seat=seat)
-        if not lead_candidates(hand, rules, first, hearts_broken) & bit:
+        if not _lead_candidates(hand, rules, first, hearts_broken) & bit:
             if suit is Suit.HEARTS and rules.hearts_must_break and not hearts_broken:
                 return Reason(Refusal.NO_HEART_LEAD, seat=seat)
             return Reason(Refusal.NO_SPADE_LEAD, seat=seat)
@@ -523,7 +523,7 @@ class Game:
                 return follow & ~restricted
             return follow
         cands = (
-            lead_candidates(hand, self.rules, not self.tricks, self.hearts_broken)
+            _lead_candidates(hand, self.rules, not self.tricks, self.hearts_broken)
             if self._lead_rules
             else hand
         )

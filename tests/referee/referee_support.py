@@ -18,11 +18,10 @@ from referee import (
     Pass,
     Phase,
     Play,
-    Reason,
-    Refusal,
     Suit,
     parse_card,
 )
+from referee.refusals import Reason, Refusal
 
 Chooser = Callable[[Game], int]
 
