@@ -48,9 +48,10 @@ from referee import (
     Pass,
     Phase,
     Play,
+    Refusal,
     Rules,
     card_name,
-    suit_of,
+    observed_play_refusal,
 )
 
 PROTOCOL = "gongzhu-bot/1"
@@ -492,21 +493,18 @@ def _cards(value: Any, field: str) -> CardSet:
 
 
 def _check_play(card: Card, decision: Decision, obs: Observation) -> None:
-    if card in decision.choices:
+    """Refuse ``card`` for the referee's reason, worded for the bot's author."""
+    reason = observed_play_refusal(obs, card)
+    if reason is None:
         return
     name = card_name(card)
-    if card not in obs.hand:
-        raise IllegalAnswer(f"you do not hold {name}; your legal cards: {decision.choices}")
-    if obs.trick:
-        led = suit_of(obs.trick[0][1])
-        if suit_of(card) is not led and obs.hand.of_suit(led):
-            raise IllegalAnswer(
-                f"{name} does not follow {led.plural}; your legal cards: {decision.choices}"
-            )
-    raise IllegalAnswer(
-        f"{name} may not be played now (exposure or lead rules); your legal cards: "
-        f"{decision.choices}"
-    )
+    legal = f"your legal cards: {decision.choices}"
+    if reason.code is Refusal.NOT_HELD:
+        raise IllegalAnswer(f"you do not hold {name}; {legal}")
+    if reason.code is Refusal.MUST_FOLLOW_SUIT:
+        assert reason.suit is not None, "a suit to follow"
+        raise IllegalAnswer(f"{name} does not follow {reason.suit.plural}; {legal}")
+    raise IllegalAnswer(f"{name} may not be played now (exposure or lead rules); {legal}")
 
 
 def _check_choices(cards: CardSet, decision: Decision, verb: str, only: str) -> None:

@@ -25,7 +25,7 @@ from referee.cards import (
     suit_of,
 )
 from referee.deal import Deal, DealError, deal_from_seed
-from referee.game import Game
+from referee.game import Game, observed_play_refusal
 from referee.moves import (
     PLAYS,
     AnyMove,
@@ -51,6 +51,7 @@ from referee.records import (
     places_of,
     qd_later_tricks,
 )
+from referee.refusals import Reason, Refusal
 from referee.rules import STANDARD, PassDirection, Rules, RulesError, Variant
 from referee.scoring import SeatScore, score_seat
 
@@ -59,7 +60,7 @@ __all__ = [
     "CardSet", "Deal", "DealError", "Decision", "DecisionKind", "Expose", "Game", "HandResult",
     "IllegalMoveError", "InvalidCardError", "InvalidMoveError", "MatchOverError", "Move",
     "NotYourTurnError", "Observation", "Outcome", "Pass", "PassDirection", "Phase", "Play",
-    "RandomPlayer", "Rules", "RulesError", "SeatScore", "Suit", "Termination", "Trick", "Variant",
-    "card_name", "deal_from_seed", "observe", "parse_card", "places_of", "qd_later_tricks",
-    "rank_of", "score_seat", "suit_of",
+    "RandomPlayer", "Reason", "Refusal", "Rules", "RulesError", "SeatScore", "Suit", "Termination",
+    "Trick", "Variant", "card_name", "deal_from_seed", "observe", "observed_play_refusal",
+    "parse_card", "places_of", "qd_later_tricks", "rank_of", "score_seat", "suit_of",
 ]  # fmt: skip

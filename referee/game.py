@@ -63,6 +63,7 @@ from referee.records import (
     places_of,
     qd_later_tricks,
 )
+from referee.refusals import Reason, Refusal
 from referee.rules import PLUS_1000, Rules, Variant
 from referee.scoring import score_seat
 
@@ -110,6 +111,71 @@ def _mask_of(cards: Iterable[int]) -> int:
     for card in cards:
         mask |= 1 << card
     return mask
+
+
+_MATCH_OVER: Final = Reason(Refusal.MATCH_OVER)
+
+
+def _lead_candidates(hand: int, rules: Rules, first: bool, hearts_broken: bool) -> int:
+    """The leader's cards once the lead restrictions of the variants are applied (``first``:
+    to the hand's first trick)."""
+    if first and rules.lead_2c:
+        return 1 << TWO_OF_CLUBS
+    cands = hand
+    if first and rules.no_spade_lead_first_trick:
+        cands &= ~_SPADES
+    if rules.hearts_must_break and not hearts_broken:
+        cands &= ~HEARTS_MASK
+    # Each restriction yields when the leader holds nothing else; together they yield
+    # whenever they would leave no card.
+    return cands or hand
+
+
+def observed_play_refusal(obs: Observation, card: Card) -> Reason | None:
+    """:meth:`Game.play_refusal` for the seat of ``obs`` and ``card``, told from what the seat
+    sees: the same reason."""
+    if obs.phase is not Phase.PLAYING:
+        return Reason(Refusal.NO_PLAY_NOW, phase=obs.phase)
+    if obs.decision is None:
+        assert obs.trick_leader is not None, "trick play has a leader"
+        return _not_your_turn((obs.trick_leader + len(obs.trick)) % 4, obs.seat)
+    led = SUIT_MASKS[obs.trick[0][1] // 13] if obs.trick else 0
+    return _refusal_on_turn(
+        obs.seat, card, hand=obs.hand.mask, legal=obs.decision.choices.mask, led=led,
+        first=not obs.tricks, hearts_broken=obs.hearts_broken, rules=obs.rules,
+    )  # fmt: skip
+
+
+def _refusal_on_turn(
+    seat: int, card: int, *, hand: int, legal: int, led: int, first: bool, hearts_broken: bool,
+    rules: Rules,
+) -> Reason | None:  # fmt: skip
+    """Why the seat on turn, holding ``hand`` with ``legal`` plays, may not play ``card``
+    (``led``: the mask of the suit led, 0 for a lead)."""
+    bit = 1 << card
+    if not hand & bit:
+        return _not_held(seat, bit)
+    if legal & bit:
+        return None
+    suit = Suit(card // 13)
+    if led and not led & bit:
+        return Reason(Refusal.MUST_FOLLOW_SUIT, seat=seat, suit=Suit(led.bit_length() // 13 - 1))
+    if not led:
+        if first and rules.lead_2c:
+            return Reason(Refusal.MUST_LEAD_2C, seat=seat)
+        if not _lead_candidates(hand, rules, first, hearts_broken) & bit:
+            if suit is Suit.HEARTS and rules.hearts_must_break and not hearts_broken:
+                return Reason(Refusal.NO_HEART_LEAD, seat=seat)
+            return Reason(Refusal.NO_SPADE_LEAD, seat=seat)
+    return Reason(Refusal.EXPOSED_FIRST_TRICK, seat=seat, cards=CardSet(bit), suit=suit)
+
+
+def _not_your_turn(turn: int, seat: object, kind: DecisionKind = DecisionKind.PLAY) -> Reason:
+    return Reason(Refusal.NOT_YOUR_TURN, seat=seat, turn=turn, kind=kind)
+
+
+def _not_held(seat: int, mask: int) -> Reason:
+    return Reason(Refusal.NOT_HELD, seat=seat, cards=CardSet(mask))
 
 
 class Game:
@@ -456,7 +522,11 @@ class Game:
             if restricted and restricted != follow:
                 return follow & ~restricted
             return follow
-        cands = self._lead_candidates(hand) if self._lead_rules else hand
+        cands = (
+            _lead_candidates(hand, self.rules, not self.tricks, self.hearts_broken)
+            if self._lead_rules
+            else hand
+        )
         restricted = cands & self.exposed & ~self.opened
         while restricted:
             bit = restricted & -restricted
@@ -466,51 +536,22 @@ class Game:
                 cands &= ~bit
         return cands
 
-    def _lead_candidates(self, hand: int) -> int:
-        """The leader's cards once the lead restrictions of the variants are applied."""
-        rules = self.rules
-        first = not self.tricks
-        if first and rules.lead_2c:
-            return 1 << TWO_OF_CLUBS
-        cands = hand
-        if first and rules.no_spade_lead_first_trick:
-            cands &= ~_SPADES
-        if rules.hearts_must_break and not self.hearts_broken:
-            cands &= ~HEARTS_MASK
-        # Each restriction yields when the leader holds nothing else; together they yield
-        # whenever they would leave no card.
-        return cands or hand
-
     def why_illegal(self, seat: int, card: int) -> str | None:
         """Why ``seat`` may not play ``card`` now, or ``None`` if it may."""
+        reason = self.play_refusal(seat, card)
+        return None if reason is None else reason.message
+
+    def play_refusal(self, seat: int, card: int) -> Reason | None:
+        """The :class:`~referee.refusals.Reason` ``seat`` may not play ``card`` now, or
+        ``None`` if it may."""
         if self.phase is not Phase.PLAYING:
-            return f"no card is played now: the game is {self.phase.value}"
+            return Reason(Refusal.NO_PLAY_NOW, phase=self.phase)
         if seat != self.to_move:
-            return f"it is seat {self.to_move}'s turn to play, not seat {seat}'s"
-        hand = self.hands[seat]
-        bit = 1 << card
-        name = CARD_NAMES[card]
-        if not hand & bit:
-            return f"seat {seat} does not hold {name}"
-        if self._legal_play(seat) & bit:
-            return None
-        suit = Suit(card // 13)
-        led = self._led_mask
-        if led and not led & bit:
-            return f"seat {seat} must follow {Suit(led.bit_length() // 13 - 1).plural}"
-        if not led:
-            first = not self.tricks
-            if first and self.rules.lead_2c:
-                return f"seat {seat} must lead 2C to the first trick"
-            cands = self._lead_candidates(hand)
-            if not cands & bit:
-                if suit is Suit.HEARTS and self.rules.hearts_must_break and not self.hearts_broken:
-                    return f"seat {seat} may not lead a heart before hearts are broken"
-                return f"seat {seat} may not lead a spade to the first trick"
-        return (
-            f"exposed {name} cannot be played to the first {suit.singular} trick "
-            f"while seat {seat} holds other {suit.plural}"
-        )
+            return _not_your_turn(self.to_move, seat)
+        return _refusal_on_turn(
+            seat, card, hand=self.hands[seat], legal=self._legal_play(seat), led=self._led_mask,
+            first=not self.tricks, hearts_broken=self.hearts_broken, rules=self.rules,
+        )  # fmt: skip
 
     # -- moves -------------------------------------------------------------------------------
 
@@ -633,45 +674,46 @@ class Game:
     def _refuse_play(self, seat: object, card: object) -> NoReturn:
         if self.phase is not Phase.PLAYING:
             if self.phase is Phase.OVER:
-                raise MatchOverError("the match is over")
-            raise NotYourTurnError(
-                f"seat {seat} cannot play a card: the game is {self.phase.value}"
-            )
+                raise MatchOverError(_MATCH_OVER)
+            raise NotYourTurnError(Reason(Refusal.CANNOT_PLAY_NOW, seat=seat, phase=self.phase))
         if type(seat) is not int or seat != self.to_move:
-            raise NotYourTurnError(f"it is seat {self.to_move}'s turn to play, not seat {seat}'s")
+            raise NotYourTurnError(_not_your_turn(self.to_move, seat))
         if type(card) is not int or not 0 <= card < 52:
-            raise IllegalMoveError(f"{card!r} is not a card")
-        raise IllegalMoveError(self.why_illegal(seat, card) or "illegal")
+            raise IllegalMoveError(Reason(Refusal.NOT_A_CARD, offered=card))
+        reason = self.play_refusal(seat, card)
+        assert reason is not None, "a card outside the legal plays has a reason"
+        raise IllegalMoveError(reason)
 
     def _check_waiting(self, seat: int, kind: DecisionKind) -> None:
         phase = Phase.PASSING if kind is DecisionKind.PASS else Phase.EXPOSING
         if self.phase is Phase.OVER:
-            raise MatchOverError("the match is over")
+            raise MatchOverError(_MATCH_OVER)
         if self.phase is not phase:
             raise NotYourTurnError(
-                f"seat {seat} cannot {kind.value} now: the game is {self.phase.value}"
+                Reason(Refusal.CANNOT_DECIDE_NOW, seat=seat, kind=kind, phase=self.phase)
             )
         if seat not in self._waiting:
-            raise NotYourTurnError(f"seat {seat} has no {kind.value} decision pending")
+            raise NotYourTurnError(Reason(Refusal.NO_DECISION, seat=seat, kind=kind))
         if (
             kind is DecisionKind.EXPOSE
             and self.rules.sequential_exposure
             and seat != self._waiting[0]
         ):
-            raise NotYourTurnError(
-                f"it is seat {self._waiting[0]}'s turn to expose, not seat {seat}'s"
-            )
+            raise NotYourTurnError(_not_your_turn(self._waiting[0], seat, DecisionKind.EXPOSE))
 
     def _check_exposure(self, move: Expose) -> None:
         seat, cards = move
         self._check_waiting(seat, DecisionKind.EXPOSE)
         mask = cards.mask
-        if mask & ~self.hands[seat]:
-            raise IllegalMoveError(f"seat {seat} does not hold {CardSet(mask & ~self.hands[seat])}")
+        self._check_held(seat, mask)
         if mask & ~EXPOSABLE_MASK:
             raise IllegalMoveError(
-                f"only AH, QS, JD and TC may be exposed, not {CardSet(mask & ~EXPOSABLE_MASK)}"
+                Reason(Refusal.NOT_EXPOSABLE, cards=CardSet(mask & ~EXPOSABLE_MASK))
             )
+
+    def _check_held(self, seat: int, mask: int) -> None:
+        if mask & ~self.hands[seat]:
+            raise IllegalMoveError(_not_held(seat, mask & ~self.hands[seat]))
 
     def _expose(self, seat: int, mask: int) -> None:
         self.exposed_by[seat] = mask
@@ -688,11 +730,10 @@ class Game:
         seat, cards = move
         self._check_waiting(seat, DecisionKind.PASS)
         mask = cards.mask
-        if mask & ~self.hands[seat]:
-            raise IllegalMoveError(f"seat {seat} does not hold {CardSet(mask & ~self.hands[seat])}")
+        self._check_held(seat, mask)
         if mask.bit_count() != PASS_COUNT:
             raise IllegalMoveError(
-                f"seat {seat} must pass exactly {PASS_COUNT} cards, not {mask.bit_count()}"
+                Reason(Refusal.PASS_COUNT, seat=seat, needed=PASS_COUNT, count=mask.bit_count())
             )
 
     def _pass(self, seat: int, mask: int) -> None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from typing import Any, Final, NamedTuple, final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, final
 
 from referee.cards import CARD_NAMES, CardSet, parse_card
+
+if TYPE_CHECKING:
+    from referee.refusals import Reason
 
 
 class DecisionKind(enum.Enum):
@@ -169,7 +172,12 @@ class InvalidMoveError(ValueError):
 
 
 class IllegalMoveError(ValueError):
-    """A well-formed move that the rules forbid now; the message says which rule."""
+    """A well-formed move that the rules forbid now: ``reason`` says which rule, and the
+    message is its English."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.message)
+        self.reason = reason
 
 
 class NotYourTurnError(IllegalMoveError):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from bot_sdk.protocol import decision_id
-from referee import AnyMove, CardSet, Decision, Game, IllegalMoveError, Phase, Play, card_name
+from referee import AnyMove, CardSet, Decision, Game, Phase, Play, card_name
 from replays.faults import FaultBook
 from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
 from replays.recorder import MatchRecorder
@@ -33,8 +33,9 @@ PlayerFor = Callable[[int, str], SeatPlayer]
 """Builds the player of a computer seat from its seat and participant id."""
 
 
-class NotYourTurn(IllegalMoveError):  # noqa: N818 - reads as the refusal it is
-    """A move from the person when the game does not wait for one (or waits for Next hand)."""
+class NotYourTurn(ValueError):  # noqa: N818 - reads as the refusal it is
+    """A move from the person when the game does not wait for one (or waits for Next hand):
+    the table's refusal, in words for the person, before the referee is asked."""
 
 
 @dataclass(frozen=True)
@@ -131,8 +132,8 @@ class HumanTable:
         return decision
 
     def play(self, move: AnyMove) -> None:
-        """Apply the person's move, or raise :class:`~referee.IllegalMoveError` with the
-        referee's reason, changing nothing."""
+        """Apply the person's move, or raise :class:`NotYourTurn` or
+        :class:`~referee.IllegalMoveError` with the referee's reason, changing nothing."""
         decision = self.expecting()
         record = DecisionRecord(self.seat, decision.kind, move, decision_id=self._ident())
         self._apply(record)

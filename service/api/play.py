@@ -262,7 +262,7 @@ def move(args: dict[str, Any], game_id: str) -> dict[str, Any]:
         with _your_turn():
             table.play(_move_of(table, args))
     except IllegalMoveError as error:
-        raise ApiError(422, for_you(str(error), table.seat), error="illegal_move") from None
+        raise ApiError(422, for_you(error.reason), error="illegal_move") from None
     return _state(_advance_and_save(table), since=since)
 
 

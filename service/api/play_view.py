@@ -5,7 +5,7 @@ and knows no rules.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -19,6 +19,8 @@ from referee import (
     Observation,
     Outcome,
     Phase,
+    Reason,
+    Refusal,
     Suit,
     card_name,
     qd_later_tricks,
@@ -49,13 +51,34 @@ def exposure_effects() -> dict[str, str]:
 EFFECTS = exposure_effects()
 
 
-def for_you(reason: str, seat: int) -> str:
-    """The referee's reason addressed to the person: "seat 2 must follow clubs" reads
-    "You must follow clubs"."""
-    text = re.sub(rf"\bseat {seat} holds\b", "you hold", reason)
-    text = re.sub(rf"\bseat {seat} does\b", "you do", text)
-    text = re.sub(rf"\bseat {seat}\b", "you", text)
-    return text[:1].upper() + text[1:]
+FOR_YOU: Mapping[Refusal, str] = {
+    Refusal.MATCH_OVER: "The match is over",
+    Refusal.NO_PLAY_NOW: "No card is played now: the game is {phase.value}",
+    Refusal.CANNOT_PLAY_NOW: "You cannot play a card: the game is {phase.value}",
+    Refusal.CANNOT_DECIDE_NOW: "You cannot {kind.value} now: the game is {phase.value}",
+    Refusal.NO_DECISION: "You have no {kind.value} decision pending",
+    Refusal.NOT_YOUR_TURN: "It is seat {turn}'s turn to {kind.value}, not yours",
+    Refusal.NOT_A_CARD: "{offered!r} is not a card",
+    Refusal.NOT_HELD: "You do not hold {cards}",
+    Refusal.MUST_FOLLOW_SUIT: "You must follow {suit.plural}",
+    Refusal.MUST_LEAD_2C: "You must lead 2C to the first trick",
+    Refusal.NO_HEART_LEAD: "You may not lead a heart before hearts are broken",
+    Refusal.NO_SPADE_LEAD: "You may not lead a spade to the first trick",
+    Refusal.EXPOSED_FIRST_TRICK: (
+        "Exposed {cards} cannot be played to the first {suit.singular} trick "
+        "while you hold other {suit.plural}"
+    ),
+    Refusal.NOT_EXPOSABLE: "Only AH, QS, JD and TC may be exposed, not {cards}",
+    Refusal.PASS_COUNT: "You must pass exactly {needed} cards, not {count}",
+}
+"""The referee's refusals of the person's own moves, in words for them: templates over the
+parameters of the :class:`~referee.Reason`, as the referee's own messages are."""
+
+
+def for_you(reason: Reason) -> str:
+    """The referee's reason for refusing the person's move, addressed to them: a reason the
+    referee words "seat 2 must follow clubs" reads "You must follow clubs"."""
+    return FOR_YOU[reason.code].format(**reason.parameters())
 
 
 def level_name(participant: str) -> str:
@@ -154,8 +177,8 @@ def _hand(table: HumanTable, obs: Observation, decision: Decision | None) -> lis
             if kind is DecisionKind.EXPOSE:
                 entry["effect"] = EFFECTS[name]
         elif kind is DecisionKind.PLAY:
-            why = table.game.why_illegal(table.seat, card)
-            entry["reason"] = None if why is None else for_you(why, table.seat)
+            why = table.game.play_refusal(table.seat, card)
+            entry["reason"] = None if why is None else for_you(why)
         cards.append(entry)
     return cards
 

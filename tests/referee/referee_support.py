@@ -18,8 +18,10 @@ from referee import (
     Pass,
     Phase,
     Play,
+    Suit,
     parse_card,
 )
+from referee.refusals import Reason, Refusal
 
 Chooser = Callable[[Game], int]
 
@@ -172,3 +174,63 @@ def full_state(game: Game) -> dict[str, Any]:
         "phase": game.phase.value,
         "legal": game.legal_moves.names(),
     }
+
+
+REFUSAL_SAMPLES: list[tuple[Reason, str]] = [
+    (Reason(Refusal.MATCH_OVER), "the match is over"),
+    (
+        Reason(Refusal.NO_PLAY_NOW, phase=Phase.EXPOSING),
+        "no card is played now: the game is exposing",
+    ),
+    (
+        Reason(Refusal.CANNOT_PLAY_NOW, seat=1, phase=Phase.PASSING),
+        "seat 1 cannot play a card: the game is passing",
+    ),
+    (
+        Reason(Refusal.CANNOT_DECIDE_NOW, seat=0, kind=DecisionKind.PASS, phase=Phase.PLAYING),
+        "seat 0 cannot pass now: the game is playing",
+    ),
+    (
+        Reason(Refusal.NO_DECISION, seat=3, kind=DecisionKind.EXPOSE),
+        "seat 3 has no expose decision pending",
+    ),
+    (
+        Reason(Refusal.NOT_YOUR_TURN, seat=0, turn=3, kind=DecisionKind.PLAY),
+        "it is seat 3's turn to play, not seat 0's",
+    ),
+    (
+        Reason(Refusal.NOT_YOUR_TURN, seat=1, turn=2, kind=DecisionKind.EXPOSE),
+        "it is seat 2's turn to expose, not seat 1's",
+    ),
+    (Reason(Refusal.NOT_A_CARD, offered=52), "52 is not a card"),
+    (Reason(Refusal.NOT_A_CARD, offered=True), "True is not a card"),
+    (Reason(Refusal.NOT_HELD, seat=2, cards=CardSet.parse("QS")), "seat 2 does not hold QS"),
+    (
+        Reason(Refusal.NOT_HELD, seat=0, cards=CardSet.parse("3C TC")),
+        "seat 0 does not hold 3C TC",
+    ),
+    (
+        Reason(Refusal.MUST_FOLLOW_SUIT, seat=2, suit=Suit.CLUBS),
+        "seat 2 must follow clubs",
+    ),
+    (Reason(Refusal.MUST_LEAD_2C, seat=0), "seat 0 must lead 2C to the first trick"),
+    (
+        Reason(Refusal.NO_HEART_LEAD, seat=1),
+        "seat 1 may not lead a heart before hearts are broken",
+    ),
+    (Reason(Refusal.NO_SPADE_LEAD, seat=3), "seat 3 may not lead a spade to the first trick"),
+    (
+        Reason(Refusal.EXPOSED_FIRST_TRICK, seat=0, cards=CardSet.parse("QS"), suit=Suit.SPADES),
+        "exposed QS cannot be played to the first spade trick while seat 0 holds other spades",
+    ),
+    (
+        Reason(Refusal.NOT_EXPOSABLE, cards=CardSet.parse("2C KH")),
+        "only AH, QS, JD and TC may be exposed, not 2C KH",
+    ),
+    (
+        Reason(Refusal.PASS_COUNT, seat=0, needed=3, count=2),
+        "seat 0 must pass exactly 3 cards, not 2",
+    ),
+]
+"""A reason of every code with the referee's message for it, word for word as it has always
+been written (errors, logs and sealed replays show it)."""
