@@ -13,11 +13,12 @@ from tests.pages.conftest import Arena, screenshot
 from tests.service.play_support import ALL_EASY, one_hand, referee_game, seed_where
 
 PLAYABLE = "#hand button[data-playable='1']"
-KEPT = """caches.keys()
+KEPT = """() => caches.keys()
     .then(keys => Promise.all(keys.map(k => caches.open(k).then(c => c.match(location.href)))))
     .then(found => found.some(Boolean))"""
-"""Whether a cache of the page's origin holds the page."""
-CONTROLLED = "navigator.serviceWorker.controller !== null"
+"""Whether a cache of the page's origin holds the page. Predicates are functions, not
+expressions: Playwright polls an expression with ``eval``, which the page's CSP refuses."""
+CONTROLLED = "() => navigator.serviceWorker.controller !== null"
 
 
 def new_game(page: Page, arena: Arena, **body: Any) -> str:
