@@ -1,6 +1,6 @@
 """Mutation testing of the modules that protect users, with Cosmic Ray (run it as scripts/mutation).
 
-Each module named in scripts/mutation.toml is mutated in a copy of the work tree (.mutation/tree:
+Each module named in scripts/mutation.toml is mutated in a copy of the work tree (.mutation/tree-*:
 the tracked and untracked files, never the ignored ones), one mutant at a time, and its own test
 files are run against each mutant; the copy comes first on PYTHONPATH so that every process the
 tests start (RQ workers, the cron, the web service) imports the mutated code. The sessions are
@@ -28,7 +28,8 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
 ROOT = Path(__file__).resolve().parent.parent
 STATE = ROOT / ".mutation"
-TREE = STATE / "tree"
+TREE = STATE / f"tree-{os.getpid()}"
+"""This run's copy of the work tree (one per run: two runs of different modules may overlap)."""
 CONFIG = ROOT / "scripts" / "mutation.toml"
 BIN = Path(sys.executable).parent
 RUN_MARK = "GONGZHU_MUTATION_RUN"
@@ -255,8 +256,11 @@ def main() -> None:
         STATE.mkdir(exist_ok=True)
         copy_tree()
         run = uuid.uuid4().hex
-        for module in modules:
-            run_module(module, config["modules"][module], config["exclude-operators"], run)
+        try:
+            for module in modules:
+                run_module(module, config["modules"][module], config["exclude-operators"], run)
+        finally:
+            shutil.rmtree(TREE, ignore_errors=True)
     report(modules, equivalent)
 
 
