@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from referee import CardSet
+from referee.deal import deal_from_seed
 from replays.deals import (
     DealScheme,
     DealSource,
@@ -12,6 +16,7 @@ from replays.deals import (
     commitment_of,
     deal_seed,
     draw_secret,
+    first_wrong_deal,
     parse_secret,
 )
 
@@ -69,3 +74,22 @@ def test_practice_and_unchecked_seeds() -> None:
     assert DealSource.from_json(practice.to_json()) == practice
     unchecked = DealSource(DealScheme.UNCHECKED, seed="informative")
     assert unchecked.seed_with(SECRET) is None
+
+
+def test_a_deal_source_cannot_be_changed_once_made() -> None:
+    source = DealSource.committed(SECRET, "t1:d1")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        source.secret = SECRET.hex()  # type: ignore[misc]
+
+
+def test_the_first_deal_not_from_the_seed_is_found_whichever_way_it_differs() -> None:
+    seed = deal_seed(SECRET, "t1:d1")
+    deals = [[CardSet(mask) for mask in deal_from_seed(seed, n)] for n in range(1, 9)]
+    assert first_wrong_deal(seed, deals) is None
+    directions = set()
+    for n in range(8):
+        changed = [list(deal) for deal in deals]
+        changed[n][0], changed[n][1] = changed[n][1], changed[n][0]  # two hands swapped
+        directions.add(changed[n][0].mask > changed[n][1].mask)
+        assert first_wrong_deal(seed, changed) == n + 1
+    assert directions == {True, False}  # a swap that sorts after the real deal, and one before

@@ -3,6 +3,7 @@ algorithm and signature fields taken as written, and the key files."""
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import pytest
@@ -13,11 +14,13 @@ from replays.integrity import (
     IntegrityError,
     canonical,
     check,
+    pack,
     private_key_from_pem,
     private_key_pem,
     public_key_from_pem,
     public_key_pem,
     seal,
+    unpack,
 )
 from tests.replays.replay_support import KEY, KEY_ID, PUBLIC_KEYS
 
@@ -69,3 +72,9 @@ def test_key_files_of_another_kind_are_refused() -> None:
         private_key_from_pem(private)
     with pytest.raises(ValueError, match="not an Ed25519 public key"):
         public_key_from_pem(public)
+
+
+def test_a_stored_log_is_a_json_object() -> None:
+    assert unpack(pack(LOG)) == LOG
+    with pytest.raises(ValueError, match="a stored log is a JSON object"):
+        unpack(zlib.compress(b"[1, 2]"))

@@ -31,8 +31,19 @@ def test_closed_brackets_do_not_count_towards_the_depth() -> None:
     check_json(b"{" + b", ".join(b'"k%d": {"x": []}' % i for i in range(40)) + b"}")
 
 
+def test_whitespace_between_brackets_is_no_string() -> None:
+    with pytest.raises(BodyError, match="nested 33 deep"):
+        check_json(b"[ " * 33 + b"1" + b" ]" * 33)
+
+
+def test_closing_brackets_count_one_level_each() -> None:
+    with pytest.raises(BodyError, match="nested 33 deep"):
+        check_json(b"[" + b"[]," * 20 + b"[" * 32 + b"1" + b"]" * 33)
+
+
 def test_brackets_inside_strings_do_not_count() -> None:
     check_json(b'{"a": "' + b"[" * 40 + b'"}')
+    check_json(b'{"a": "a string, with spaces! ' + b"[" * 40 + b'"}')
     check_json(b'{"a": "\\"' + b"{" * 40 + b'"}')  # an escaped quote does not end the string
 
 

@@ -23,6 +23,7 @@ from workers.queueing import (
     MATCH_JOB_TIMEOUT_S,
     MATCH_RETRIES,
     RUN_MATCH,
+    ArenaWorker,
     enqueue_match,
     make_worker,
     match_job_id,
@@ -123,7 +124,7 @@ def test_failed_match_jobs_mark_their_matches_failed_with_the_reason(
 ) -> None:
     tid = _tournament(store, ["m1", "m2", "m3"])
     store.mark_match_running("m2")
-    for match_id in ("m1", "m2", "m3"):
+    for match_id in ("m3", "m1", "m2"):  # the one not to settle first: the others still are
         _fail(queue, match_job_id(match_id), f"not a number {match_id}")
     _fail(queue, "other-1", "not a match")
     store.mark_match_failed("m3", "failed before")  # already marked: not settled again
@@ -180,7 +181,13 @@ def test_the_heartbeat_allows_the_configured_grace(config: Config, store: Store)
     assert worker.get_heartbeat_ttl(job(MATCH_JOB_TIMEOUT_S), 100.0) == 15 + 60
     assert worker.get_heartbeat_ttl(job(20), 10.0) == 10 + 60  # the job's own limit is nearer
     assert worker.get_heartbeat_ttl(job(20), 12.5) == 7 + 60
+    assert worker.get_heartbeat_ttl(job(10)) == 10 + 60  # not yet working on it
+    assert worker.get_heartbeat_ttl(job(1)) == 1 + 60
     assert worker.get_heartbeat_ttl(job(-1)) == 15 + 60  # no time limit
+
+
+def test_a_job_is_abandoned_60_s_after_its_heartbeat_by_default(queue: Queue, store: Store) -> None:
+    assert ArenaWorker([queue], connection=store.redis, store=store).abandoned_after_s == 60
 
 
 def test_a_stop_on_request_is_told_from_a_lost_redis(config: Config, store: Store) -> None:

@@ -85,6 +85,7 @@ def test_every_2xx_status_is_an_answer(code: int) -> None:
 
 def test_latency_is_rounded_and_never_negative() -> None:
     assert ask((200, None, b'{"card": "AS"}'), seconds=0.0006).latency_ms == 1
+    assert ask((200, None, b'{"card": "AS"}'), seconds=0.2506).latency_ms == 251
     assert ask((200, None, b'{"card": "AS"}'), seconds=-0.5).latency_ms == 0
 
 
@@ -147,3 +148,13 @@ def test_a_notification_is_fire_and_forget_within_two_seconds(
     seat._notify({"type": "hand_end"})
     assert transport.posts == [(encode({"type": "hand_end"}), NOTICE_TIMEOUT_S)]
     assert NOTICE_TIMEOUT_S == 2.0
+
+
+def test_a_seat_connects_to_no_private_address_unless_allowed() -> None:
+    seat = HttpSeat(SeatInfo(2, "bot_x", "x", "1"), "http://127.0.0.1:9/bot", ["s"])
+    try:
+        reply = seat.ask(OBS, **ASKED)
+    finally:
+        seat.close()
+    assert reply.status is Status.ERROR
+    assert reply.fault is not None and "127.0.0.1, a private, loopback" in reply.fault
