@@ -71,38 +71,31 @@ def test_a_match_job_has_the_match_id_retries_without_interval_and_a_time_limit(
 
 
 @pytest.mark.parametrize(
-    "status",
+    ("status", "again"),
     [
-        JobStatus.QUEUED,
-        JobStatus.STARTED,
-        JobStatus.DEFERRED,
-        JobStatus.SCHEDULED,
-        JobStatus.FINISHED,
+        (JobStatus.QUEUED, False),
+        (JobStatus.STARTED, False),
+        (JobStatus.DEFERRED, False),
+        (JobStatus.SCHEDULED, False),
+        (JobStatus.FINISHED, False),
+        (JobStatus.FAILED, True),  # ended without a result: queued again, with its retries
+        (JobStatus.STOPPED, True),
+        (JobStatus.CANCELED, True),
     ],
 )
 def test_a_match_job_queued_running_or_done_is_not_queued_again(
-    queue: Queue, status: JobStatus
+    queue: Queue, status: JobStatus, again: bool
 ) -> None:
     enqueue_match(queue, "m1")
     job = Job.fetch("match-m1", connection=queue.connection)
     job.set_status(status)
     queue.remove(job)
     enqueue_match(queue, "m1")
-    assert queue.job_ids == []
-    assert Job.fetch("match-m1", connection=queue.connection).get_status() == status
-
-
-@pytest.mark.parametrize("status", [JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED])
-def test_a_match_job_that_ended_without_a_result_is_queued_again(
-    queue: Queue, status: JobStatus
-) -> None:
-    enqueue_match(queue, "m1")
+    assert queue.job_ids == (["match-m1"] if again else [])
     job = Job.fetch("match-m1", connection=queue.connection)
-    job.set_status(status)
-    queue.remove(job)
-    enqueue_match(queue, "m1")
-    assert queue.job_ids == ["match-m1"]
-    assert Job.fetch("match-m1", connection=queue.connection).retries_left == MATCH_RETRIES
+    assert (job.get_status(), job.retries_left) == (
+        (JobStatus.QUEUED, MATCH_RETRIES) if again else (status, MATCH_RETRIES)
+    )
 
 
 def test_match_jobs_parked_in_the_scheduled_registry_are_queued_again(queue: Queue) -> None:
