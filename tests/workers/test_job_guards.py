@@ -90,9 +90,11 @@ def test_a_match_job_for_nothing_playable_plays_nothing(
     done = f"{tournament_id}-t1-d1-r1"
     jobs.run_match(done)
     assert store.get_match(done).status is MatchStatus.DONE  # type: ignore[union-attr]
+    store.create_match("m_unlabelled", seats=seats, tournament_id=tournament_id)  # no deals
     _no_play(monkeypatch)
     jobs.run_match("m_missing")
     jobs.run_match("m_alone")
+    jobs.run_match("m_unlabelled")
     jobs.run_match(done)  # recorded already
 
 

@@ -116,7 +116,7 @@ def test_a_match_is_rated_unless_said_otherwise() -> None:
 
 class Clock:
     def __init__(self, *steps: float) -> None:
-        self.steps, self.now = list(steps), 0.0
+        self.steps, self.now = list(steps), 1000.0
 
     def __call__(self) -> float:
         value = self.now
