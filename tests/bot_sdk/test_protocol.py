@@ -46,6 +46,7 @@ from referee import (
     Rules,
     parse_card,
 )
+from referee.cards import card_name, suit_of
 
 PLAY, EXPOSE, PASS = DecisionKind.PLAY, DecisionKind.EXPOSE, DecisionKind.PASS
 
@@ -319,3 +320,66 @@ def test_hello_answers() -> None:
         parse_hello_answer(encode({"protocol": PROTOCOL, "name": "x", "version": 2}))
     with pytest.raises(MalformedAnswer, match="not UTF-8 JSON"):
         parse_hello_answer(b"<html>")
+
+
+def test_the_sdk_defaults_are_the_arenas() -> None:  # the SDK documents the arena's
+    from bot_sdk.protocol import DEFAULT_FAULT_LIMIT, DEFAULT_TIME_BANK_MS, DEFAULT_TIME_LIMIT_MS
+    from service.schemas import TimeControlSchema
+
+    assert TimeControlSchema().load({}) == {
+        "decision_ms": DEFAULT_TIME_LIMIT_MS,
+        "bank_ms": DEFAULT_TIME_BANK_MS,
+        "fault_limit": DEFAULT_FAULT_LIMIT,
+    }
+
+
+@pytest.mark.parametrize("protocol", ["gongzhu-bot/0", "gongzhu-bot/2", "", None])
+def test_a_hello_in_another_protocol_is_refused(protocol: str | None) -> None:
+    body = encode({"protocol": protocol, "name": "n", "version": "1"})
+    with pytest.raises(MalformedAnswer, match="the arena speaks gongzhu-bot/1"):
+        parse_hello_answer(body)
+
+
+def test_a_bot_name_is_1_to_64_characters() -> None:
+    answer = encode(hello_answer("n" * 64, "v" * 64))
+    assert parse_hello_answer(answer) == BotInfo("n" * 64, "v" * 64)
+    for name, version in (("n" * 65, "1"), ("n", "v" * 65), ("", "1")):
+        with pytest.raises(MalformedAnswer, match="a string of 1 to 64 characters"):
+            parse_hello_answer(encode(hello_answer(name, version)))
+
+
+def test_passing_more_cards_than_asked_is_illegal() -> None:
+    pass_obs = passing()
+    four = pass_obs.legal.names()[:4]
+    with pytest.raises(IllegalAnswer, match="pass exactly 3 cards, not 4"):
+        parse_answer(PASS, encode({"pass": four}), pass_obs)
+
+
+def test_the_wrong_kind_names_the_first_other_field() -> None:
+    obs = passing()
+    with pytest.raises(WrongKind, match=r'not "card"$'):
+        parse_answer(PASS, encode({"card": "2C", "expose": []}), obs)
+
+
+def _off_suit_after_a_discard() -> tuple[Observation, str]:
+    """A seat to play after a discard (the trick's last card is not of the led suit), holding
+    the led suit and a card of a third suit."""
+    for seed in range(200):
+        game = Game(Rules(fixed_hands=1), seed=seed)
+        while not game.is_over():
+            decision = game.pending[0]
+            obs = game.observation(decision.seat)
+            if decision.kind is PLAY and len(obs.trick) >= 2:
+                led, last = suit_of(obs.trick[0][1]), suit_of(obs.trick[-1][1])
+                others = [c for c in obs.hand if suit_of(c) not in {led, last}]
+                if led is not last and others and obs.hand.of_suit(led):
+                    return obs, card_name(others[0])
+            game.push(fallback_move(obs))
+    raise AssertionError("no such position in 200 games")
+
+
+def test_a_card_that_does_not_follow_names_the_led_suit() -> None:
+    obs, card = _off_suit_after_a_discard()
+    led = suit_of(obs.trick[0][1])
+    with pytest.raises(IllegalAnswer, match=f"{card} does not follow {led.plural}"):
+        parse_answer(PLAY, encode({"card": card}), obs)

@@ -67,6 +67,11 @@ def test_stale_or_future_timestamps_are_refused(now: float) -> None:
         verify(SECRET, sign(SECRET, BODY, TIMESTAMP), BODY, now)
 
 
+def test_a_stale_timestamp_says_how_far_off_the_clocks_are() -> None:
+    with pytest.raises(SignatureError, match=r"1767225600 is 400 s from this server's clock"):
+        verify(SECRET, sign(SECRET, BODY, TIMESTAMP), BODY, TIMESTAMP + 400)
+
+
 def test_the_tolerance_is_configurable() -> None:
     headers = sign(SECRET, BODY, TIMESTAMP)
     verify(SECRET, headers, BODY, TIMESTAMP + 3000, tolerance_s=3600)
@@ -83,6 +88,8 @@ def test_the_tolerance_is_configurable() -> None:
         ({TIMESTAMP_HEADER: "-1", SIGNATURE_HEADER: "v1=00"}, "whole unix seconds"),
         ({TIMESTAMP_HEADER: "1767225600", SIGNATURE_HEADER: EXPECTED}, "has no v1= signature"),
         ({TIMESTAMP_HEADER: "1767225600", SIGNATURE_HEADER: f"v0={EXPECTED}"}, "no v1="),
+        # a later scheme is not v1 either, even carrying v1's right digest
+        ({TIMESTAMP_HEADER: "1767225600", SIGNATURE_HEADER: f"v2={EXPECTED}"}, "no v1="),
         ({TIMESTAMP_HEADER: "1767225600", SIGNATURE_HEADER: "v1=ünïcode"}, "bad signature"),
     ],
 )

@@ -20,6 +20,7 @@ from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from bot_sdk.signing import SignatureError, sign, verify
 from service import Config, create_app
+from service.auth import is_operator, sent_token
 from tests.bot_sdk.bot_sdk_support import running
 from tests.security.conftest import OPERATOR
 from tests.service.service_support import bearer
@@ -107,8 +108,7 @@ def test_every_write_is_guarded_or_listed_as_public(client: FlaskClient, app: Fl
 def test_owner_endpoints_refuse_everyone_but_the_owner(
     client: FlaskClient, bots: dict[str, tuple[str, str]]
 ) -> None:
-    mine, _ = bots["mine"]
-    _, theirs = bots["theirs"]
+    (mine, my_token), (their_bot, theirs) = bots["mine"], bots["theirs"]
     owner_ops = [(m, p) for m, p, s in _operations(client) if "owner" in s]
     assert len(owner_ops) >= 6  # read, change, rotate, pause, resume, retire
     for method, template in owner_ops:
@@ -118,9 +118,56 @@ def test_owner_endpoints_refuse_everyone_but_the_owner(
         _refusal(_call(client, method, path, "x" * 5000), 401)
         _refusal(_call(client, method, path, OPERATOR), 401)  # the operator owns no bot
         _refusal(_call(client, method, path, theirs), 403)
+        # and the other way round (whichever of the two ids sorts first)
+        _refusal(_call(client, method, template.replace("{bot_id}", their_bot), my_token), 403)
         for header in ("Basic dXNlcjpwYXNz", "Bearer", "Bearer    ", "bearer\t"):
             response = client.open(path, method=method, headers={"Authorization": header})
             _refusal(response, 401)
+
+
+@pytest.mark.parametrize(
+    ("header", "token"),
+    [
+        ("Bearer abc", "abc"),
+        ("bearer  abc ", "abc"),
+        ("BEARER abc", "abc"),
+        ("Basic abc", None),  # a scheme sorting before bearer
+        ("Token abc", None),  # and one after
+        ("Bearer    ", None),
+        ("Bearerabc", None),
+        ("", None),
+    ],
+)
+def test_only_a_bearer_token_is_a_token(app: Flask, header: str, token: str | None) -> None:
+    with app.test_request_context(headers={"Authorization": header} if header else {}):
+        assert sent_token() == token
+
+
+def test_only_the_operators_token_makes_the_operator(config: Config) -> None:
+    app = create_app(config)
+    for header, expected in ((None, False), ("x", False), (OPERATOR, True)):
+        headers = {"Authorization": f"Bearer {header}"} if header else {}
+        with app.test_request_context(headers=headers):
+            assert is_operator() is expected
+    off = create_app(dataclasses.replace(config, operator_token=""))
+    with off.test_request_context(headers={"Authorization": "Bearer x"}):
+        assert is_operator() is False  # no operator configured: nobody is the operator
+
+
+def test_guarded_operations_document_their_token_and_refusals(client: FlaskClient) -> None:
+    for path, item in _document(client)["paths"].items():
+        for method, operation in item.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            schemes = {name for r in operation.get("security", []) for name in r}
+            if not schemes:
+                continue
+            assert operation.get("summary"), f"{method} {path} lost its view's docstring"
+            for status in ("401", "403"):
+                response = operation["responses"][status]
+                assert response["description"], (method, path, status)
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/Error"}, (method, path, status)
 
 
 def test_operator_endpoints_refuse_everyone_but_the_operator(

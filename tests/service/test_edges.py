@@ -100,3 +100,18 @@ def test_behind_a_trusted_proxy_the_limit_counts_the_forwarded_client(config: Co
     first = _games_from(client, [proxy, proxy, proxy], forwarded="198.51.100.1")
     assert first == [201, 201, 429]
     assert _games_from(client, [proxy], forwarded="198.51.100.2") == [201]
+
+
+def test_a_limited_answer_says_how_much_is_left_and_a_refusal_when_to_retry(
+    config: Config,
+) -> None:
+    client = create_app(dataclasses.replace(config, play_limit="2 per minute")).test_client()
+    game = {"opponents": ["house:easy"] * 3, "rules": {"fixed_hands": 1}}
+    first, second, refused = (client.post("/api/play", json=game) for _ in range(3))
+    assert first.headers["X-RateLimit-Limit"] == "2"
+    assert [first.headers["X-RateLimit-Remaining"], second.headers["X-RateLimit-Remaining"]] == [
+        "1",
+        "0",
+    ]
+    assert refused.status_code == 429
+    assert 0 < int(refused.headers["Retry-After"]) <= 60

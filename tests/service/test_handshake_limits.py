@@ -8,9 +8,11 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
-from service import Config, create_app
+from service import Config, create_app, limits
 from tests.bot_sdk.bot_sdk_support import running
 from tests.service.service_support import bearer, register
 
@@ -48,6 +50,23 @@ def test_an_owner_may_change_the_endpoint_only_so_often(config: Config, bot_url:
     assert theirs_changed.status_code == 200  # another owner has a quota of their own
 
 
+def test_a_malformed_change_is_refused_and_not_counted(config: Config, bot_url: str) -> None:
+    client = create_app(
+        dataclasses.replace(config, endpoint_check_limit="1 per minute")
+    ).test_client()
+    mine = register(client, bot_url, name="mine")
+    path, token = f"/api/bots/{mine['bot']['id']}", bearer(mine["token"])
+    answers = [
+        client.patch(path, data=broken, content_type="application/json", headers=token)
+        for broken in (b'{"endpoint": ', b"[1, 2]", b'"endpoint"')
+    ]
+    assert [a.status_code for a in answers] == [400, 422, 422]
+    # the view's own message, not a generic one from the limit's check of the body
+    assert answers[0].json["message"] == "the request body is not valid JSON: send a JSON object"
+    changed = client.patch(path, json={"endpoint": bot_url}, headers=token)
+    assert changed.status_code == 200, changed.json  # none of the refused ones was counted
+
+
 def test_a_process_runs_only_so_many_handshakes_at_once(config: Config, bot_url: str) -> None:
     roomy = dataclasses.replace(config, handshakes_at_once=1, handshake_timeout_s=5.0)
     client = create_app(roomy).test_client()
@@ -81,3 +100,24 @@ def test_a_process_runs_only_so_many_handshakes_at_once(config: Config, bot_url:
         headers=bearer(owners[1]["token"]),
     )
     assert after.status_code == 200  # the slot is free again
+
+
+def test_a_handshake_waits_half_a_second_for_a_slot_before_refusing(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a stand-in slot that frees up for any caller willing to wait: deterministic."""
+    waits: list[float] = []
+
+    class FreedWhileWaiting:
+        def acquire(self, timeout: float) -> bool:
+            waits.append(timeout)
+            return timeout > 0
+
+        def release(self) -> None:
+            waits.append(-1.0)
+
+    app = create_app(dataclasses.replace(config, handshakes_at_once=3))
+    monkeypatch.setitem(limits._SLOTS, 3, FreedWhileWaiting())
+    with app.app_context(), limits.handshake_slot():
+        assert waits == [0.5]
+    assert waits == [0.5, -1.0]  # released after use

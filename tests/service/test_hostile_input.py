@@ -61,6 +61,15 @@ def test_a_body_without_a_content_type_is_refused_and_no_body_needs_none(
 ) -> None:
     refused = client.post("/api/play", data=b'{"opponents": []}', content_type="")
     assert refused.status_code == 415
+    assert refused.json["message"].endswith("(this request says nothing)")
+    typed = client.post("/api/play", content_type="text/plain")  # no body, but not JSON
+    assert typed.status_code == 415
+    assert typed.json["message"].endswith("(this request says text/plain)")
+    # only state-changing API calls are checked: a read, or a page, may say what it likes
+    read = client.get("/api/ladder", data=b"x", content_type="text/plain")
+    assert read.status_code == 200
+    page = client.post("/nope", data=b"x", content_type="text/plain")
+    assert page.status_code == 404
     bot_id = register(client, bot_url)["bot"]["id"]
     made = client.post(
         "/api/tournaments", json={"name": "c", "participants": [bot_id]}, headers=operator()

@@ -1,0 +1,161 @@
+"""What :class:`HttpSeat` makes of each kind of answer, with a scripted transport and clock: the
+status, the fault message, the latency the time bank is charged, and the request's hash. (The
+same faults from real servers on loopback: tests/workers/test_bot_client.py.)"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+import requests
+
+from bot_sdk.protocol import DecisionRequest, Status, body_sha256, decision_request, encode
+from referee import Play
+from referee.cards import parse_card
+from replays.log import SeatInfo
+from tests.bot_sdk.bot_sdk_support import play_obs
+from workers.bot_client import NOTICE_TIMEOUT_S, HttpSeat
+from workers.bot_http import DeadlineError, TooLargeError
+from workers.match import Reply
+
+OBS = play_obs()  # seat 2 leads, holding 3C 9C AC TD AD 3H 5H 9H 2S 5S 6S 9S AS
+ASKED = {"match_id": "m1", "decision_id": "d1", "time_limit_ms": 300, "time_bank_ms": 1200}
+REQUEST = DecisionRequest(OBS, **ASKED)  # type: ignore[arg-type]
+
+
+@dataclass
+class Scripted:
+    """A transport that answers ``outcome`` after ``seconds`` of the scripted clock."""
+
+    clock: list[float]
+    outcome: tuple[int, str | None, bytes] | Exception
+    seconds: float = 0.25
+    posts: list[tuple[bytes, float]] = field(default_factory=list)
+    shown: str = "https://bot.example/play"
+
+    def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
+        self.posts.append((body, seconds))
+        self.clock[0] += self.seconds
+        if isinstance(self.outcome, Exception):
+            raise self.outcome
+        return self.outcome
+
+    def close(self) -> None:
+        pass
+
+
+def ask(outcome: tuple[int, str | None, bytes] | Exception, seconds: float = 0.25) -> Reply:
+    seat, _ = seat_with(outcome, seconds)
+    return seat.ask(REQUEST)
+
+
+def seat_with(
+    outcome: tuple[int, str | None, bytes] | Exception, seconds: float = 0.25
+) -> tuple[HttpSeat, Scripted]:
+    clock = [1000.0]
+    seat = HttpSeat(
+        SeatInfo(2, "bot_x", "x", "1"), "https://bot.example/play?k=1", ["s"],
+        clock=lambda: clock[0],
+    )  # fmt: skip
+    seat.transport.close()
+    transport = Scripted(clock, outcome, seconds)
+    seat.transport = transport  # type: ignore[assignment]
+    return seat, transport
+
+
+def test_a_good_answer_is_the_move_with_its_latency_and_request_hash() -> None:
+    seat, transport = seat_with((200, None, b'{"card": "AS"}'), seconds=0.2504)
+    reply = seat.ask(REQUEST)
+    assert reply == Reply(
+        Play(2, parse_card("AS")),
+        Status.OK,
+        250,
+        '{"card": "AS"}',
+        None,
+        body_sha256(encode(decision_request(OBS, **ASKED))),
+    )
+    [(body, seconds)] = transport.posts
+    assert body == encode(decision_request(OBS, **ASKED))
+    assert seconds == 1.5  # the limit and the bank, in seconds
+
+
+@pytest.mark.parametrize("code", [200, 204, 299])
+def test_every_2xx_status_is_an_answer(code: int) -> None:
+    assert ask((code, None, b'{"card": "AS"}')).status is Status.OK
+
+
+def test_latency_is_rounded_and_never_negative() -> None:
+    assert ask((200, None, b'{"card": "AS"}'), seconds=0.0006).latency_ms == 1
+    assert ask((200, None, b'{"card": "AS"}'), seconds=0.2506).latency_ms == 251
+    assert ask((200, None, b'{"card": "AS"}'), seconds=-0.5).latency_ms == 0
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status", "fault"),
+    [
+        (
+            DeadlineError(),
+            Status.TIMEOUT,
+            "no complete answer within 1500 ms (the 300 ms limit and the 1200 ms left in the bank)",
+        ),
+        (
+            TooLargeError(),
+            Status.INVALID,
+            'the answer is larger than 64 KiB: answer one small JSON object such as {"card": "QS"}',
+        ),
+        (
+            requests.ConnectionError("refused"),
+            Status.ERROR,
+            "could not reach https://bot.example/play: ",
+        ),
+        (
+            (302, "https://elsewhere.example/", b""),
+            Status.ERROR,
+            "HTTP 302 redirecting to https://elsewhere.example/: the arena does not follow "
+            "redirects; register the final URL",
+        ),
+        ((300, None, b""), Status.ERROR, "HTTP 300 redirecting to ?"),
+        ((399, None, b""), Status.ERROR, "HTTP 399 redirecting to ?"),
+        ((199, None, b"early"), Status.ERROR, "HTTP 199: early"),
+        ((400, None, b"bad request"), Status.ERROR, "HTTP 400: bad request"),
+        ((503, None, b"busy"), Status.ERROR, "HTTP 503: busy"),
+        ((200, None, b"\xff\xfe{}"), Status.INVALID, "the answer is not UTF-8 JSON"),
+        ((200, None, b'{"card": "2H"}'), Status.ILLEGAL, "you do not hold 2H"),
+        ((200, None, b'{"cards": []}'), Status.INVALID, 'the answer has no "card" field'),
+    ],
+)
+def test_each_fault_has_its_status_message_and_latency(
+    outcome: tuple[int, str | None, bytes] | Exception, status: Status, fault: str
+) -> None:
+    reply = ask(outcome)
+    assert (reply.move, reply.status, reply.latency_ms) == (None, status, 250)
+    assert reply.fault is not None and reply.fault.startswith(fault), reply.fault
+    assert reply.request_sha256 == body_sha256(encode(decision_request(OBS, **ASKED)))
+
+
+def test_a_refused_answer_is_kept_as_sent() -> None:
+    assert ask((200, None, b'{"card": "2H"}')).answer == '{"card": "2H"}'
+    assert ask((503, None, b"busy")).answer is None
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [(500, None, b"boom"), DeadlineError(), TooLargeError(), requests.ConnectionError("x")],
+)
+def test_a_notification_is_fire_and_forget_within_two_seconds(
+    outcome: tuple[int, str | None, bytes] | Exception,
+) -> None:
+    seat, transport = seat_with(outcome)
+    seat._notify({"type": "hand_end"})
+    assert transport.posts == [(encode({"type": "hand_end"}), NOTICE_TIMEOUT_S)]
+    assert NOTICE_TIMEOUT_S == 2.0
+
+
+def test_a_seat_connects_to_no_private_address_unless_allowed() -> None:
+    seat = HttpSeat(SeatInfo(2, "bot_x", "x", "1"), "http://127.0.0.1:9/bot", ["s"])
+    try:
+        reply = seat.ask(REQUEST)
+    finally:
+        seat.close()
+    assert reply.status is Status.ERROR
+    assert reply.fault is not None and "127.0.0.1, a private, loopback" in reply.fault
