@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service import Config, create_app
+from service import Config, create_app, limits
 from tests.service.service_support import operator, register
 
 # (field path, lowest valid, highest valid) of a tournament's numbers
@@ -115,3 +115,18 @@ def test_a_limited_answer_says_how_much_is_left_and_a_refusal_when_to_retry(
     ]
     assert refused.status_code == 429
     assert 0 < int(refused.headers["Retry-After"]) <= 60
+
+
+def test_a_client_over_a_limit_is_held_only_in_an_event_driven_process(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hold before a 429 costs a greenlet under gevent; a thread-per-request server would
+    give it a thread, so there the 429 is answered at once."""
+    held: list[float] = []
+    monkeypatch.setattr(limits.time, "sleep", held.append)
+    client = create_app(dataclasses.replace(config, play_limit="1 per minute")).test_client()
+    statuses = _games_from(client, ["203.0.113.9"] * 2, forwarded=None)
+    assert statuses == [201, 429] and held == []  # not cooperative here
+    monkeypatch.setattr(limits, "cooperative", lambda: True)
+    assert _games_from(client, ["203.0.113.9"], forwarded=None) == [429]
+    assert held == [config.breach_hold_s] == [1.0]
