@@ -7,7 +7,7 @@ from typing import Any
 
 from flask_smorest import Blueprint
 
-from service.api import views
+from service.api.tournaments import shown, tournament_or_404
 from service.auth import operator_only
 from service.context import arena, store
 from service.errors import ApiError, ErrorSchema
@@ -30,14 +30,11 @@ blp = Blueprint(
 def requeue_failed(tournament_id: str) -> dict[str, Any]:
     """Play the tournament's failed matches again: each is queued afresh, with all its
     retries, and the tournament is running until they end."""
-    if store().get_tournament(tournament_id) is None:
-        raise ApiError(404, f"there is no tournament {tournament_id}")
+    tournament_or_404(tournament_id)
     failed = store().failed_matches(tournament_id)
     if not failed:
         raise ApiError(409, f"tournament {tournament_id} has no failed match to queue again")
     # jobs first: a crash in between leaves the matches failed, to be queued again by a retry
     requeue_matches(store().redis, arena().config.queue_name, failed)
     store().unfail_matches(tournament_id, failed)
-    tournament = store().get_tournament(tournament_id)
-    assert tournament is not None
-    return views.tournament(tournament, store().revealed_secret(tournament))
+    return shown(tournament_or_404(tournament_id))

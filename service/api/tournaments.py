@@ -68,14 +68,14 @@ def _check_participants(participants: list[str]) -> None:
         )
 
 
-def _tournament(tournament_id: str) -> Tournament:
+def tournament_or_404(tournament_id: str) -> Tournament:
     found = store().get_tournament(tournament_id)
     if found is None:
         raise ApiError(404, f"there is no tournament {tournament_id}")
     return found
 
 
-def _shown(record: Tournament) -> dict[str, Any]:
+def shown(record: Tournament) -> dict[str, Any]:
     """The tournament as the API shows it: with its deal secret once it is over."""
     return views.tournament(record, store().revealed_secret(record))
 
@@ -96,7 +96,7 @@ class Tournaments(MethodView):
     def get(self, args: dict[str, Any]) -> dict[str, Any]:
         """List tournaments, newest first."""
         found = store().list_tournaments(page=args["page"], per_page=args["per_page"])
-        return views.page(found, [_shown(t) for t in found.items])
+        return views.page(found, [shown(t) for t in found.items])
 
     @operator_only(blp)
     @blp.arguments(TournamentCreate)
@@ -106,7 +106,7 @@ class Tournaments(MethodView):
         """Create a tournament (it starts when asked to)."""
         _check_participants(args["participants"])
         spec = spec_from(args, tuple(args["participants"]))
-        return _shown(_tournament(store().create_tournament(spec)))
+        return shown(tournament_or_404(store().create_tournament(spec)))
 
 
 @blp.route("/<tournament_id>")
@@ -114,7 +114,7 @@ class Tournaments(MethodView):
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def get_tournament(tournament_id: str) -> dict[str, Any]:
     """A tournament with its progress (matches done / total)."""
-    return _shown(_tournament(tournament_id))
+    return shown(tournament_or_404(tournament_id))
 
 
 @blp.route("/<tournament_id>/start", methods=["POST"])
@@ -127,7 +127,7 @@ def start(tournament_id: str) -> dict[str, Any]:
     tournament = _move(tournament_id, TournamentStatus.QUEUED, [TournamentStatus.CREATED])
     config = arena().config
     enqueue_tournament(store().redis, config.queue_name, tournament_id)
-    return _shown(tournament)
+    return shown(tournament)
 
 
 @blp.route("/<tournament_id>/cancel", methods=["POST"])
@@ -146,7 +146,7 @@ def cancel(tournament_id: str) -> dict[str, Any]:
     ]
     tournament = _move(tournament_id, TournamentStatus.CANCELLED, live)
     cancel_tournament_job(store().redis, tournament_id)
-    return _shown(tournament)
+    return shown(tournament)
 
 
 @blp.route("/<tournament_id>/standings")
@@ -154,7 +154,7 @@ def cancel(tournament_id: str) -> dict[str, Any]:
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def standings(tournament_id: str) -> dict[str, Any]:
     """Rank, matches, wins, average placement, points per hand and faults of each entrant."""
-    _tournament(tournament_id)
+    tournament_or_404(tournament_id)
     return {
         "tournament_id": tournament_id,
         "standings": [views.standing(s) for s in store().standings(tournament_id)],
