@@ -19,6 +19,8 @@ from pathlib import Path
 
 import redis
 
+from workers.settings import write_private
+
 START_TIMEOUT_S = 10.0
 
 
@@ -87,9 +89,7 @@ def redis_command(
     config = []
     if password:
         path = directory / "redis.conf"
-        path.touch(mode=0o600)
-        path.chmod(0o600)
-        path.write_text(f"requirepass {password}\n")
+        write_private(path, f"requirepass {password}\n".encode())
         config = [str(path)]
     return [
         binary or redis_server_binary(),

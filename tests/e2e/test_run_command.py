@@ -24,7 +24,7 @@ from workers.redis_server import free_port
 DEMO_TIMEOUT_S = 180
 PRIVATE_FILES = [
     "arena.json", "demo-bots.json", "operator-token", "redis-password", "secret.key",
-    "replay-key.pem",
+    "replay-key.pem", "redis/redis.conf",
 ]  # fmt: skip
 """The files of the data directory that hold tokens or secrets: each is 0600."""
 
