@@ -11,7 +11,7 @@ noisy) and prints a table with the ratios.
    own subprocess. Real observations come from referee games (house Easy bots choosing). The
    contestants, interleaved call by call (alternating which goes first):
 
-   - ``arena``: ``workers.bot_client.HttpSeat.ask(request)``: the decision request built from
+   - ``arena``: ``arena.http_seat.HttpSeat.ask(request)``: the decision request built from
      the observation, canonical JSON, SHA-256, HMAC signing, the watchdog and total deadline,
      the body read in chunks, the answer parsed and checked against the observation.
    - ``raw``: a plain keep-alive ``requests.Session().post`` of the *same* signed body (built
@@ -20,14 +20,14 @@ noisy) and prints a table with the ratios.
 
    Each decision gets a fresh ``decision_id`` so the server's answer cache never helps.
 
-2. **Match throughput.** ``workers.match.play_match`` with four ``InProcessSeat`` house Easy
+2. **Match throughput.** ``arena.match.play_match`` with four ``InProcessSeat`` house Easy
    bots, one hand per match, standard rules: the same total number of matches in 1 process,
    then split over 2 processes started together (each waits for a "go" after its imports).
    The referee's share: every applied move is recorded, then the same matches are replayed
    through the referee alone (``Game``, ``game.pending``, ``game.observation`` of the seat to
    move, ``game.push``), timed in the same process.
 
-   With HTTP bots: the same, with four ``workers.bot_client.HttpSeat`` seats per match (made
+   With HTTP bots: the same, with four ``arena.http_seat.HttpSeat`` seats per match (made
    for the match, greeted with ``hello`` and closed after it, as a match job does) asking the
    SDK's LowestCard bot served by waitress on loopback: one bot server per match process, so
    the 2-process run has two. The bot servers run on the same cores as the matches.
@@ -84,9 +84,9 @@ def _serve_bot() -> None:
 
 
 def _house_seats(seed: int) -> list[Any]:
+    from arena.match import InProcessSeat
     from bot_sdk.house import house_bot
     from replays.log import SeatInfo
-    from workers.match import InProcessSeat
 
     return [
         InProcessSeat(
@@ -121,8 +121,8 @@ class _Recording:
 
 def _http_seats(url: str, match_id: str, rules: Any, tc: Any) -> list[Any]:
     """Four ``HttpSeat`` seats asking the bot at ``url``, greeted as a match job greets them."""
+    from arena.http_seat import HttpSeat
     from replays.log import SeatInfo
-    from workers.bot_client import HttpSeat
 
     seats = [
         HttpSeat(SeatInfo(s, f"bot-{s}", "lowest-card"), url, [SECRET], allow_private=True)
@@ -161,10 +161,10 @@ def _matches_worker(start: int, count: int, replay: bool, url: str | None = None
     House Easy bots in-process, or (``url``) ``HttpSeat`` seats asking the bot served there."""
     import gc
 
+    from arena.match import play_match
     from referee import Game, Rules
     from replays.deals import DealSource
     from replays.log import TimeControl
-    from workers.match import play_match
 
     rules = Rules(fixed_hands=1, max_hands=1)
     tc = TimeControl(1000, 5000, 5)
@@ -274,10 +274,10 @@ def _post_raw(session: Any, url: str, body: bytes, headers: dict[str, str]) -> f
 def decision_overhead(rounds: int, games: int) -> dict[str, Any]:
     import requests
 
+    from arena.http_seat import HttpSeat
     from bot_sdk.protocol import decision_request, encode
     from bot_sdk.signing import sign
     from replays.log import SeatInfo
-    from workers.bot_client import HttpSeat
 
     server, url = start_bot_server()
     try:

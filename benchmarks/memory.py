@@ -3,7 +3,7 @@
     python -m benchmarks.memory                    # a 200-match tournament
     python -m benchmarks.memory --matches 400 --hands 2
 
-A fresh Redis (``workers.redis_server``) and one real worker, ``python -m workers worker`` as
+A fresh Redis (``arena.redis_server``) and one real worker, ``python -m workers worker`` as
 the Procfile runs it. The tournament: four registered bots (the SDK's LowestCard served by
 waitress on loopback, over ``HttpSeat``) and ``house:easy`` (in-process): five entrants, so five
 tables of four, each playing ``--matches / 5`` deals (not duplicate), one hand per match
@@ -93,11 +93,13 @@ class Watch:
 
 def start_tournament(store: Any, bot_url: str, matches: int, hands: int) -> str:
     """Register the bots, create the tournament and queue it as the service's start does."""
+    from rq import Queue
+
+    from arena.config import DEFAULT_QUEUE
+    from arena.queue import enqueue_tournament
+    from arena.records import Format, TournamentSpec, TournamentStatus
     from referee import Rules
     from replays.log import TimeControl
-    from service.jobs import enqueue_tournament
-    from workers.config import DEFAULT_QUEUE
-    from workers.records import Format, TournamentSpec, TournamentStatus
 
     bots = [
         store.create_bot(
@@ -119,7 +121,7 @@ def start_tournament(store: Any, bot_url: str, matches: int, hands: int) -> str:
     )
     tid = store.create_tournament(spec)
     store.move_tournament(tid, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED])
-    enqueue_tournament(store.redis, DEFAULT_QUEUE, tid)
+    enqueue_tournament(Queue(DEFAULT_QUEUE, connection=store.redis), tid)
     return tid
 
 
@@ -156,7 +158,7 @@ def watch(
     store: Any, tid: str, worker: subprocess.Popen[bytes], checkpoints: int
 ) -> tuple[list[Sample], int]:
     """Poll until the tournament is done, sampling at each of ``checkpoints`` equal steps."""
-    from workers.records import TournamentStatus
+    from arena.records import TournamentStatus
 
     began = time.perf_counter()
     spy = Watch(worker.pid)

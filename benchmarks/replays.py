@@ -27,6 +27,7 @@ if not __package__:
     # replays package: the project's root goes there instead.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from arena.match import Reply, play_match
 from bot_sdk.protocol import DecisionRequest, Status, answer_of, encode
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
 from replays.deals import DealSource
@@ -35,7 +36,6 @@ from replays.log import MatchLog, SeatInfo, TimeControl
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify
-from workers.match import Reply, play_match
 
 
 class ArenaSeat:

@@ -189,13 +189,13 @@ def answered(answers: Counter[int]) -> str:
 
 def recorded_match(store: Any, keys: Any) -> tuple[str, str]:
     """A tournament, and a one-hand match of four lowest-card bots recorded outside it."""
+    from arena.match import InProcessSeat, play_match
+    from arena.records import Format, TournamentSpec
     from bot_sdk.examples.lowest_card import LowestCard
     from referee import Game, Rules
     from replays.deals import DealSource
     from replays.integrity import key_id_of, seal
     from replays.log import SeatInfo, TimeControl
-    from workers.match import InProcessSeat, play_match
-    from workers.records import Format, TournamentSpec
 
     tc = TimeControl(1000, 30_000, 5)
     tid = store.create_tournament(TournamentSpec("slow", ("house:easy",), Format(), Rules(), tc))

@@ -3,12 +3,12 @@
     python -m benchmarks.web                     # 200 bots, 1,000 and 10,000 stored matches
     python -m benchmarks.web --bots 20 --small 100 --matches 400 --rounds 1 --seconds 1
 
-Setup, all through the arena's own code paths: a fresh Redis (``workers.redis_server``, in a
+Setup, all through the arena's own code paths: a fresh Redis (``arena.redis_server``, in a
 temporary directory, ``appendfsync no`` to fill it quickly: the load is read-only), ``--bots``
 bots stored with ``Store.create_bot``, then round-robin tournaments of ``--group`` of them
-(``workers.schedule.plan``, duplicate format, rated), expanded as ``workers.jobs.run_tournament``
+(``arena.pairing.plan``, duplicate format, rated), expanded as ``workers.jobs.run_tournament``
 does (``create_match``, the total, ``running``). Every match is really played by
-``workers.match.play_match``: each seat a random legal player logged as a bot over HTTP (its
+``arena.match.play_match``: each seat a random legal player logged as a bot over HTTP (its
 request's SHA-256, an answer, a latency: ``benchmarks.replays.ArenaSeat``), then sealed with
 Ed25519 and recorded with ``Store.record_result``, which keeps the standings and the ladder up
 to date incrementally. The first tournament (the one whose pages are loaded, and whose longest
@@ -126,12 +126,12 @@ class Keys:
 
 @contextmanager
 def fresh_redis(workdir: Path, *, fsync: str) -> Iterator[tuple[Any, Any, Keys]]:
-    """A new Redis in ``workdir`` (``workers.redis_server``), a ``Store`` on it and new keys."""
+    """A new Redis in ``workdir`` (``arena.redis_server``), a ``Store`` on it and new keys."""
     from cryptography.fernet import Fernet
 
+    from arena.redis_server import start_redis
+    from arena.store import Store
     from replays.integrity import generate_key, private_key_pem
-    from workers.redis_server import start_redis
-    from workers.store import Store
 
     server = start_redis(workdir / "redis", fsync=fsync)
     try:
@@ -159,10 +159,10 @@ def register_bots(store: Any, count: int) -> list[Any]:
 
 def new_tournament(arena: Arena, group: int, hands: int | None) -> tuple[str, Any, list[Any]]:
     """A rated round-robin of ``group`` random bots, expanded as ``run_tournament`` does."""
+    from arena.pairing import plan
+    from arena.records import Format, TournamentSpec, TournamentStatus
     from referee import Rules
     from replays.log import TimeControl
-    from workers.records import Format, TournamentSpec, TournamentStatus
-    from workers.schedule import plan
 
     participants = tuple(b.id for b in arena.rng.sample(arena.bots, min(group, len(arena.bots))))
     spec = TournamentSpec(
@@ -191,13 +191,13 @@ def new_tournament(arena: Arena, group: int, hands: int | None) -> tuple[str, An
 
 def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
     """Play one planned match (random players logged as HTTP bots), seal it, record it."""
+    from arena.match import play_match
+    from arena.store import timestamp
     from benchmarks.replays import ArenaSeat
     from referee import Game
     from replays.deals import DealSource, deal_seed
     from replays.integrity import key_id_of, seal
     from replays.log import SeatInfo
-    from workers.match import play_match
-    from workers.store import timestamp
 
     match_id = planned.match_id(tid)
     rules = spec.rules
@@ -288,7 +288,7 @@ def web_command() -> str:
 def web_service(redis_url: str, keys: Keys, *, command: str | None = None) -> Iterator[str]:
     """Gunicorn as the Procfile runs it (or as ``command`` does), on a free loopback port;
     yields its base URL."""
-    from workers.redis_server import free_port
+    from arena.redis_server import free_port
 
     port = free_port()
     env = {
@@ -453,7 +453,7 @@ class Size:
 
 def clone_redis(server: Any, directory: Path) -> Any:
     """A second Redis started on a copy of ``server``'s data (compacted first)."""
-    from workers.redis_server import start_redis
+    from arena.redis_server import start_redis
 
     client = server_client(server)
     client.bgrewriteaof()
@@ -580,7 +580,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tool", choices=["auto", "wrk", "python"], default="auto")
     args = parser.parse_args(argv)
 
-    from workers.store import Store
+    from arena.store import Store
 
     tool = load_tool(args.tool)
     print(

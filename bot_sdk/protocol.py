@@ -21,7 +21,7 @@ Expose(seat=3, cards=CardSet('AH'))
 >>> parse_answer(DecisionKind.EXPOSE, b'{"card": "AH"}', obs)
 Traceback (most recent call last):
 ...
-bot_sdk.protocol.WrongKind: this is an expose decision: answer {"expose": [...]}, not "card"
+bot_sdk.protocol.WrongKindError: this is an expose decision: answer {"expose": [...]}, not "card"
 """
 
 from __future__ import annotations
@@ -151,19 +151,19 @@ class AnswerError(ValueError):
     fault: Fault
 
 
-class MalformedAnswer(AnswerError):  # noqa: N818 - the protocol's name for the fault
+class MalformedAnswerError(AnswerError):
     """Not JSON, not an object, a missing or mistyped field, an unknown card name."""
 
     fault = Fault.MALFORMED
 
 
-class WrongKind(AnswerError):  # noqa: N818
+class WrongKindError(AnswerError):
     """A well-formed answer to another kind of decision (``{"card"}`` to an expose)."""
 
     fault = Fault.WRONG_KIND
 
 
-class IllegalAnswer(AnswerError):  # noqa: N818
+class IllegalAnswerError(AnswerError):
     """A well-formed answer that the rules forbid now."""
 
     fault = Fault.ILLEGAL
@@ -345,11 +345,11 @@ def hello_answer(name: str, version: str) -> Message:
 
 
 def parse_hello_answer(body: bytes) -> BotInfo:
-    """The bot's name and version from its handshake answer, or :class:`MalformedAnswer`."""
+    """The bot's name and version from its handshake answer, or :class:`MalformedAnswerError`."""
     data = _object(body, '{"protocol": "gongzhu-bot/1", "name": ..., "version": ...}')
     protocol = data.get("protocol")
     if protocol != PROTOCOL:
-        raise MalformedAnswer(
+        raise MalformedAnswerError(
             f"the arena speaks {PROTOCOL}, the bot answered protocol {protocol!r}"
         )
     return BotInfo(_label(data, "name"), _label(data, "version"))
@@ -358,7 +358,7 @@ def parse_hello_answer(body: bytes) -> BotInfo:
 def _label(data: dict[str, Any], field: str) -> str:
     value = data.get(field)
     if not isinstance(value, str) or not 0 < len(value) <= _MAX_NAME:
-        raise MalformedAnswer(
+        raise MalformedAnswerError(
             f'"{field}" must be a string of 1 to {_MAX_NAME} characters, not {value!r}'
         )
     return value
@@ -412,8 +412,9 @@ def fallback_move(obs: Observation) -> AnyMove:
 def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
     """The move a bot's answer body makes for the pending decision of ``obs``.
 
-    Raises :class:`MalformedAnswer`, :class:`WrongKind` or :class:`IllegalAnswer` with a message
-    the bot's author can act on. The referee stays the final judge of the move.
+    Raises :class:`MalformedAnswerError`, :class:`WrongKindError` or
+    :class:`IllegalAnswerError` with a message the bot's author can act on. The referee stays
+    the final judge of the move.
     """
     decision = pending_decision(obs)
     if decision.kind is not kind:
@@ -426,11 +427,11 @@ def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
     if field not in data:
         others = [f for f in ANSWER_FIELDS.values() if f in data]
         if others:
-            raise WrongKind(
+            raise WrongKindError(
                 f"this is {_article(kind)} {kind.value} decision: answer {_EXAMPLES[kind]}, "
                 f'not "{others[0]}"'
             )
-        raise MalformedAnswer(f'the answer has no "{field}" field: answer {_EXAMPLES[kind]}')
+        raise MalformedAnswerError(f'the answer has no "{field}" field: answer {_EXAMPLES[kind]}')
     value = data[field]
     if kind is DecisionKind.PLAY:
         card = _card(value, field)
@@ -442,7 +443,7 @@ def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
         return Expose(obs.seat, cards)
     _check_choices(cards, decision, "pass", "you may pass only cards of your hand:")
     if len(cards) != decision.count:
-        raise IllegalAnswer(f"pass exactly {decision.count} cards, not {len(cards)}")
+        raise IllegalAnswerError(f"pass exactly {decision.count} cards, not {len(cards)}")
     return Pass(obs.seat, cards)
 
 
@@ -460,9 +461,11 @@ def _object(body: bytes, example: str) -> dict[str, Any]:
     try:
         data = decode(body)
     except ValueError as exc:
-        raise MalformedAnswer(f"the answer is not UTF-8 JSON ({exc}): answer {example}") from None
+        raise MalformedAnswerError(
+            f"the answer is not UTF-8 JSON ({exc}): answer {example}"
+        ) from None
     if not isinstance(data, dict):
-        raise MalformedAnswer(
+        raise MalformedAnswerError(
             f"the answer must be a JSON object such as {example}, not {type(data).__name__}"
         )
     return data
@@ -470,10 +473,10 @@ def _object(body: bytes, example: str) -> dict[str, Any]:
 
 def _card(value: Any, field: str) -> Card:
     if not isinstance(value, str):
-        raise MalformedAnswer(f'"{field}" must be a card name such as "QS", not {value!r}')
+        raise MalformedAnswerError(f'"{field}" must be a card name such as "QS", not {value!r}')
     card = _CARDS.get(value)
     if card is None:
-        raise MalformedAnswer(
+        raise MalformedAnswerError(
             f"{value!r} is not a card name: write rank then suit in capitals, ranks "
             '23456789TJQKA, suits CDHS (e.g. "QS", "TC")'
         )
@@ -482,12 +485,12 @@ def _card(value: Any, field: str) -> Card:
 
 def _cards(value: Any, field: str) -> CardSet:
     if not isinstance(value, list):
-        raise MalformedAnswer(f'"{field}" must be a list of card names, not {value!r}')
+        raise MalformedAnswerError(f'"{field}" must be a list of card names, not {value!r}')
     mask = 0
     for item in value:
         bit = 1 << _card(item, field)
         if mask & bit:
-            raise MalformedAnswer(f'"{field}" lists {item} twice')
+            raise MalformedAnswerError(f'"{field}" lists {item} twice')
         mask |= bit
     return CardSet(mask)
 
@@ -500,14 +503,16 @@ def _check_play(card: Card, decision: Decision, obs: Observation) -> None:
     name = card_name(card)
     legal = f"your legal cards: {decision.choices}"
     if reason.code is Refusal.NOT_HELD:
-        raise IllegalAnswer(f"you do not hold {name}; {legal}")
+        raise IllegalAnswerError(f"you do not hold {name}; {legal}")
     if reason.code is Refusal.MUST_FOLLOW_SUIT:
         assert reason.suit is not None, "a suit to follow"
-        raise IllegalAnswer(f"{name} does not follow {reason.suit.plural}; {legal}")
-    raise IllegalAnswer(f"{name} may not be played now (exposure or lead rules); {legal}")
+        raise IllegalAnswerError(f"{name} does not follow {reason.suit.plural}; {legal}")
+    raise IllegalAnswerError(f"{name} may not be played now (exposure or lead rules); {legal}")
 
 
 def _check_choices(cards: CardSet, decision: Decision, verb: str, only: str) -> None:
     extra = cards - decision.choices
     if extra:
-        raise IllegalAnswer(f"you may not {verb} {extra}: {only} {decision.choices or 'nothing'}")
+        raise IllegalAnswerError(
+            f"you may not {verb} {extra}: {only} {decision.choices or 'nothing'}"
+        )

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from arena.config import Config
     from service.app import create_app
-    from workers.config import Config
 
 __all__ = ["Config", "create_app"]
 
@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
 
         return create_app
     if name == "Config":
-        from workers.config import Config  # noqa: PLC0415 - loaded on first use (above)
+        from arena.config import Config  # noqa: PLC0415 - loaded on first use (above)
 
         return Config
     raise AttributeError(f"module 'service' has no attribute {name!r}")

@@ -9,7 +9,7 @@ from typing import Any
 import requests
 
 
-class ArenaError(RuntimeError):
+class ApiCallError(RuntimeError):
     """A call the arena refused or could not answer; the message says why."""
 
 
@@ -21,23 +21,25 @@ class ArenaClient:
     operator_token: str = ""
 
     def call(self, method: str, path: str, *, token: str | None = None, **kw: Any) -> Any:
-        """One API call; the answer's JSON, or :class:`ArenaError` with the arena's message."""
+        """One API call; the answer's JSON, or :class:`ApiCallError` with the arena's message."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         try:
             response = requests.request(method, self.url + path, headers=headers, timeout=30, **kw)
         except requests.RequestException as error:
-            raise ArenaError(f"cannot reach the arena at {self.url}: {error}") from None
+            raise ApiCallError(f"cannot reach the arena at {self.url}: {error}") from None
         if response.status_code >= 400:
             try:
                 message = response.json()["message"]
             except (ValueError, KeyError, TypeError):
                 message = response.text[:300]
-            raise ArenaError(f"{method} {path}: {response.status_code}: {message}")
+            raise ApiCallError(f"{method} {path}: {response.status_code}: {message}")
         return response.json() if response.content else None
 
     def operator(self, method: str, path: str, **kw: Any) -> Any:
         if not self.operator_token:
-            raise ArenaError("this needs the operator token: set GONGZHU_OPERATOR_TOKEN or --token")
+            raise ApiCallError(
+                "this needs the operator token: set GONGZHU_OPERATOR_TOKEN or --token"
+            )
         return self.call(method, path, token=self.operator_token, **kw)
 
     def wait_ready(self, timeout_s: float = 60) -> None:
@@ -53,4 +55,4 @@ class ArenaClient:
             except requests.RequestException as error:
                 last = str(error)
             time.sleep(0.5)
-        raise ArenaError(f"the arena at {self.url} is not ready after {timeout_s:.0f} s: {last}")
+        raise ApiCallError(f"the arena at {self.url} is not ready after {timeout_s:.0f} s: {last}")

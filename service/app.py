@@ -8,18 +8,19 @@ from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from arena.config import Config, ConfigError
+from arena.context import Arena
+from arena.store import Store
 from service import errors
 from service.api import bots, failures, health, ladder, matches, play, schedules, tournaments
 from service.auth import SECURITY_SCHEMES
-from service.context import Arena, install
+from service.context import install
 from service.docs import ASSETS_URL
 from service.docs import blp as docs_assets
 from service.guard import check_request
 from service.headers import add_security_headers
 from service.limits import limiter
 from service.pages import blp as pages
-from workers.config import Config, ConfigError
-from workers.store import Store
 
 MAX_REQUEST_BYTES = 64 * 1024
 

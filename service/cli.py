@@ -6,7 +6,7 @@ gongzhu replay verify match.json --url URL  # and show, export, reask
 gongzhu practice my_bot:MyBot     # the SDK's practice runner
 gongzhu doctor --url BOT --secret S  # probe a bot's endpoint as the arena will call it
 
-``run`` writes the arena's settings into its data directory (:mod:`workers.settings`); every
+``run`` writes the arena's settings into its data directory (:mod:`arena.settings`); every
 other command finds the arena there (``GONGZHU_DATA_DIR``, default ``data``) unless the
 environment names it (``REDIS_URL`` for the roles, ``GONGZHU_URL`` for the client commands).
 """
@@ -28,10 +28,13 @@ from honcho.environ import parse_procfile
 from honcho.manager import Manager
 from honcho.printer import Printer
 
+from arena.doctor import examine
+from arena.redis_server import redis_command
+from arena.settings import ArenaSettings, NoArenaError, arena_environment, load_settings
 from bot_sdk.practice import practice_command
 from bot_sdk.protocol import DEFAULT_TIME_LIMIT_MS
 from replays.cli import main as replay_group
-from service.api_client import ArenaClient, ArenaError
+from service.api_client import ApiCallError, ArenaClient
 from service.demo import (
     HOUSE,
     print_standings,
@@ -42,9 +45,6 @@ from service.demo import (
 from service.runtime import DataDir
 from workers.cli import cron as cron_command
 from workers.cli import worker as worker_command
-from workers.doctor import examine
-from workers.redis_server import redis_command
-from workers.settings import ArenaSettings, NoArenaError, arena_environment, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PROCFILE = ROOT / "Procfile"
@@ -90,7 +90,7 @@ def _echo_json(data: object) -> None:
 def _arena_errors() -> Iterator[None]:
     try:
         yield
-    except ArenaError as error:
+    except ApiCallError as error:
         raise click.ClickException(str(error)) from None
 
 
@@ -191,7 +191,7 @@ def _announce(arena: ArenaClient, manager: Manager) -> None:
     """Say where the arena serves once it answers there (``/ready``)."""
     try:
         arena.wait_ready()
-    except ArenaError as error:
+    except ApiCallError as error:
         click.echo(f"\nThe arena did not start: {error}", err=True)
         manager.terminate()
         return
@@ -207,7 +207,7 @@ def _demo(arena: ArenaClient, data: DataDir, hands: int, manager: Manager) -> No
             print_standings(arena, tournament)
             click.echo("\nThe arena keeps running; Ctrl-C stops it.")
             threading.Event().wait()  # keep the demo bots served until the arena stops
-    except ArenaError as error:
+    except ApiCallError as error:
         click.echo(f"\nThe demo failed: {error}", err=True)
         manager.terminate()
 

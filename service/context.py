@@ -1,26 +1,13 @@
-"""What a request handler reaches through the app: the configuration and the store."""
+"""The arena a request handler works on, installed on the app by its factory."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from flask import Flask, current_app
 
-from workers.config import Config
-from workers.store import Store
+from arena.context import Arena
+from arena.store import Store
 
 EXTENSION = "gongzhu"
-
-
-@dataclass(frozen=True)
-class Arena:
-    config: Config
-    store: Store
-
-    def replay_key(self) -> Ed25519PrivateKey:
-        """The key the workers seal logs with (see :meth:`Store.replay_key`)."""
-        return self.store.replay_key(self.config.replay_key_path)
 
 
 def install(app: Flask, arena: Arena) -> None:

@@ -17,12 +17,12 @@ from typing import Any
 import click
 from waitress.server import create_server
 
+from arena.settings import write_private
 from bot_sdk.bot import Bot
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.house import EasyBot, NormalBot
 from bot_sdk.server import make_app
 from service.api_client import ArenaClient
-from workers.settings import write_private
 
 DEMO_BOTS: dict[str, Callable[[], Bot]] = {
     "demo-lowest-card": LowestCard,

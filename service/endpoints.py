@@ -16,7 +16,7 @@ import socket
 from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
-from workers.addresses import PrivateAddressError, ensure_public
+from arena.addresses import PrivateAddressError, ensure_public
 
 MAX_URL_LENGTH = 2048
 

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
-import redis
 from flask import Flask, Response, jsonify, request
 from marshmallow import Schema, fields
 from werkzeug.exceptions import HTTPException
+
+from arena.errors import (
+    UNAVAILABLE,
+    ArenaError,
+    InvalidError,
+    NameTakenError,
+    NotFoundError,
+    StaleVersionError,
+    WrongStateError,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +93,24 @@ def error_response(error: ApiError) -> Response:
     return response
 
 
+REFUSALS: Final[Mapping[type[ArenaError], int]] = {
+    NotFoundError: 404,
+    NameTakenError: 409,
+    WrongStateError: 409,
+    StaleVersionError: 409,
+    InvalidError: 422,
+}
+"""The status of each kind of refusal of the arena's use cases: the one place they are mapped."""
+
+
+def refused(exc: ArenaError) -> Response:
+    """A use case's refusal in the error shape, with the status of its kind."""
+    status = next(s for kind, s in REFUSALS.items() if isinstance(exc, kind))
+    if exc.field is not None and not exc.errors:
+        return error_response(field_error(status, exc.field, exc.message, error=exc.code))
+    return error_response(ApiError(status, exc.message, errors=exc.errors or None, error=exc.code))
+
+
 def from_http_exception(exc: HTTPException) -> ApiError:
     """The error shape for a werkzeug exception: a 404 route, a 405, a 413, a 429, or a webargs
     validation failure (whose messages are in ``exc.data``)."""
@@ -141,7 +168,7 @@ RETRY_AFTER_S = 5
 """What a ``503`` asks clients to wait: about the time a restarted Redis takes to answer."""
 
 
-def unavailable(exc: redis.ConnectionError | redis.TimeoutError) -> Response:
+def unavailable(exc: Exception) -> Response:
     """Redis is down or restarting (loading its data): a ``503``, which a client may retry,
     not a ``500``."""
     logger.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
@@ -158,8 +185,9 @@ def register(app: Flask) -> None:
     """Install the handlers; call after flask-smorest's ``Api`` so they take precedence."""
     app.register_error_handler(ApiError, error_response)
     app.register_error_handler(HTTPException, handle_http_exception)
-    app.register_error_handler(redis.ConnectionError, unavailable)  # BusyLoadingError too
-    app.register_error_handler(redis.TimeoutError, unavailable)
+    app.register_error_handler(ArenaError, refused)
+    for kind in UNAVAILABLE:
+        app.register_error_handler(kind, unavailable)
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Response:

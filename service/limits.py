@@ -14,10 +14,10 @@ from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 from gevent import monkey
 
+from arena.store import hash_token
 from service.auth import sent_token
 from service.context import arena
 from service.errors import ApiError
-from workers.store import hash_token
 
 
 def hold_breach(limit: RequestLimit) -> None:

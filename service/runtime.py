@@ -15,8 +15,8 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet
 
+from arena.settings import SETTINGS_FILE, write_private
 from replays.integrity import generate_key, private_key_pem
-from workers.settings import SETTINGS_FILE, write_private
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class DataDir:
 
     @property
     def settings_path(self) -> Path:
-        """The settings file the other commands find the arena by (:mod:`workers.settings`)."""
+        """The settings file the other commands find the arena by (:mod:`arena.settings`)."""
         return self.path / SETTINGS_FILE
 
     @property

@@ -6,9 +6,9 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
+from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS
 from referee import Rules, RulesError
 from service.endpoints import MAX_URL_LENGTH
-from workers.records import HOUSE_BOTS, HOUSE_LEVELS
 
 MAX_PER_PAGE = 100
 
@@ -182,7 +182,7 @@ class TournamentCreate(TournamentTemplate):
         fields.String(validate=validate.Length(min=1, max=64)),
         required=True,
         validate=validate.Length(min=1, max=64),
-        metadata={"description": f"bot ids and house bots ({', '.join(HOUSE_BOTS)})"},
+        metadata={"description": f"bot ids and house bots ({', '.join(HOUSE_PARTICIPANTS)})"},
     )
 
     @validates("participants")
@@ -351,7 +351,7 @@ class PlayCreate(Schema):
         validate=validate.Length(equal=3),
         metadata={
             "description": "the computers at your right, across and left: house bots "
-            f"({', '.join(HOUSE_BOTS)}) or registered bots whose owners allow human games"
+            f"({', '.join(HOUSE_PARTICIPANTS)}) or registered bots whose owners allow human games"
         },
     )
     rules = RulesField(load_default=Rules, metadata={"description": "rules profile"})

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from workers.redis_server import start_redis
+from arena.redis_server import start_redis
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """The workers' command line: ``python -m workers worker`` runs an RQ worker on the arena's
 queue, ``python -m workers cron`` runs rq's cron scheduler with the stored tournament
 schedules (:mod:`workers.cron`). Both read the configuration from the environment, or the data
-directory's settings file (:mod:`workers.settings`), and ride out a Redis restart
+directory's settings file (:mod:`arena.settings`), and ride out a Redis restart
 (docs/OPERATIONS.md)."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import click
 import redis
 from rq.exceptions import StopRequested
 
-from workers.config import Config, ConfigError
+from arena.config import Config, ConfigError
+from arena.store import Store
 from workers.cron import ArenaCron
-from workers.queueing import ArenaWorker, make_worker
-from workers.store import Store
+from workers.worker import ArenaWorker, make_worker
 
 REDIS_WAIT_S = 30.0
 """How long a starting process waits for Redis before giving up."""

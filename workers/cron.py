@@ -12,8 +12,8 @@ from typing import Any
 
 from rq.cron import CronJob, CronScheduler
 
+from arena.store import Store
 from workers.jobs import run_schedule
-from workers.store import Store
 
 SYNC_S = 10.0
 """The longest the scheduler sleeps before it reads the stored schedules again."""

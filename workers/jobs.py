@@ -1,207 +1,27 @@
-"""The RQ jobs: a tournament expands into match jobs, a match job plays one match.
+"""The RQ jobs, ids only: each finds the arena from the environment and runs one use case.
 
-Jobs take ids only and read everything else from the store, so a job can run twice (a retry,
-a re-queued crash) without counting twice: matches are created idempotently, match jobs have
-deterministic ids (``match-{match_id}``), and :meth:`~workers.store.Store.record_result` records
-a match exactly once. A cancelled tournament's match jobs find its status and do nothing.
+A job can run twice (a retry, a re-queued crash) without counting twice: matches are created
+idempotently, match jobs have deterministic ids (``match-{match_id}``), and
+:meth:`~arena.store.Store.record_result` records a match exactly once. A cancelled
+tournament's match jobs find its status and do nothing.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import time
-
-from rq import Queue
-
-from bot_sdk.house import house_bot
-from referee import Game, Rules
-from replays.deals import DealSource, deal_seed
-from replays.integrity import key_id_of, seal
-from replays.log import SeatInfo, TimeControl
-from workers.bot_client import HelloError, HttpSeat
-from workers.config import Config
-from workers.match import InProcessSeat, SeatPlayer, play_match
-from workers.queueing import enqueue_match
-from workers.records import (
-    HOUSE_BOTS,
-    Bot,
-    BotStatus,
-    MatchStatus,
-    TournamentStatus,
-    house_level,
-)
-from workers.schedule import plan
-from workers.store import Store, WrongState, timestamp
-
-
-def _store(config: Config) -> Store:
-    return Store.from_url(config.redis_url, config.secret_key)
+from arena import matches, tournaments
+from arena.context import Arena
 
 
 def run_tournament(tournament_id: str) -> None:
     """Plan the tournament's matches, store them, and queue one job per match."""
-    config = Config.from_environment()
-    store = _store(config)
-    tournament = store.get_tournament(tournament_id)
-    if tournament is None or tournament.status.is_over:
-        return
-    spec = tournament.spec
-    matches = plan(
-        spec.participants,
-        seed=tournament_id,
-        duplicate=spec.format.duplicate,
-        matches_per_table=spec.format.matches_per_table,
-    )
-    for planned in matches:
-        store.create_match(
-            planned.match_id(tournament_id),
-            seats=planned.seats,
-            tournament_id=tournament_id,
-            table_id=planned.table_id,
-            deal_label=planned.deal_label,
-        )
-    store.set_tournament_total(tournament_id, len(matches))
-    live = [TournamentStatus.CREATED, TournamentStatus.QUEUED, TournamentStatus.RUNNING]
-    try:
-        store.move_tournament(tournament_id, TournamentStatus.RUNNING, allowed_from=live)
-    except WrongState:  # cancelled meanwhile
-        return
-    queue = Queue(config.queue_name, connection=store.redis)
-    for planned in matches:
-        enqueue_match(queue, planned.match_id(tournament_id))
+    tournaments.expand(Arena.from_environment(), tournament_id)
 
 
 def run_match(match_id: str) -> None:
-    """Play a planned match from its deals, seal its log and record it (once).
-
-    The deals come from the tournament's secret and the match's deal label
-    (:mod:`replays.deals`); the log names the label and the commitment, never the seed."""
-    config = Config.from_environment()
-    store = _store(config)
-    match = store.get_match(match_id)
-    if (
-        match is None
-        or match.status is MatchStatus.DONE
-        or match.tournament_id is None
-        or match.deal_label is None
-    ):
-        return
-    tournament = store.get_tournament(match.tournament_id)
-    if tournament is None or tournament.status is TournamentStatus.CANCELLED:
-        return
-    spec = tournament.spec
-    rules = spec.rules
-    if spec.format.hands is not None:
-        rules = dataclasses.replace(rules, fixed_hands=spec.format.hands)
-    secret = store.deal_secret(match.tournament_id)
-    seed = deal_seed(secret, match.deal_label)
-    deals = DealSource.committed(secret, match.deal_label)
-    store.mark_match_running(match_id)
-    players = [seat_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
-    try:
-        hello_failures = _greet(
-            players, match_id, rules, spec.time_control, config, commitment=deals.commitment
-        )
-        log = play_match(
-            Game(rules, seed=seed),
-            players,
-            match_id=match_id,
-            deals=deals,
-            time_control=spec.time_control,
-            tournament_id=match.tournament_id,
-            table_id=match.table_id,
-            rated=spec.rated,
-            started_at=timestamp(time.time()),
-            finished_at=lambda: timestamp(time.time()),
-            extra={"hello": hello_failures} if hello_failures else None,
-        )
-    finally:
-        for player in players:
-            if isinstance(player, HttpSeat):
-                player.close()
-    key = store.replay_key(config.replay_key_path)
-    store.record_result(match_id, seal(log.to_json(), key, key_id=key_id_of(key.public_key())))
-
-
-def _greet(
-    players: list[SeatPlayer],
-    match_id: str,
-    rules: Rules,
-    tc: TimeControl,
-    config: Config,
-    *,
-    commitment: str | None,
-) -> dict[str, str]:
-    """Send the protocol's ``hello`` to every HTTP seat before the match and log the version
-    each bot answers in its seat's info. A failed hello does not stop the match (the seat's
-    decisions fault as usual if the bot is really down): it is returned, by seat, for the
-    log's ``extra``."""
-    failures: dict[str, str] = {}
-    for player in players:
-        if not isinstance(player, HttpSeat):
-            continue
-        try:
-            answer = player.hello(
-                match_id=match_id,
-                rules=rules,
-                deal_commitment=commitment,
-                time_limit_ms=tc.decision_ms,
-                time_bank_ms=tc.bank_ms,
-                timeout_s=config.handshake_timeout_s,
-            )
-        except HelloError as error:
-            failures[str(player.info.seat)] = str(error)
-            continue
-        player.info = dataclasses.replace(player.info, version=answer.version)
-    return failures
-
-
-def seat_info(seat: int, participant: str, bot: Bot | None = None) -> SeatInfo:
-    """Who sits in ``seat`` as the match log names it: a house bot, or the registered ``bot``."""
-    if bot is None:
-        return SeatInfo(seat, participant, f"house-{house_level(participant)}", "1", kind="house")
-    return SeatInfo(seat, bot.id, bot.name, bot.version, kind="http")
-
-
-def seat_player(store: Store, config: Config, seat: int, participant: str, seed: str) -> SeatPlayer:
-    """A house bot in-process, or the registered bot over HTTP with its signing secrets."""
-    if participant in HOUSE_BOTS:
-        level = house_level(participant)
-        return InProcessSeat(house_bot(level, seed=f"{seed}:{seat}"), seat_info(seat, participant))
-    bot = store.get_bot(participant)
-    if bot is None:
-        raise LookupError(f"participant {participant!r} is neither a house bot nor a stored bot")
-    return HttpSeat(
-        seat_info(seat, participant, bot),
-        bot.endpoint,
-        store.signing_secrets(bot.id),
-        allow_private=config.allow_private_endpoints,
-    )
+    """Play a planned match from its deals, seal its log and record it (once)."""
+    matches.play(Arena.from_environment(), match_id)
 
 
 def run_schedule(schedule_id: str) -> None:
-    """One round of a scheduled tournament (``rq cron`` queues this): a tournament among the
-    bots active now, played at once."""
-    config = Config.from_environment()
-    store = _store(config)
-    schedule = next((s for s in store.list_schedules() if s.id == schedule_id), None)
-    if schedule is None:
-        return
-    active = _active_bots(store)
-    spec = dataclasses.replace(schedule.template, participants=tuple(active))
-    tournament_id = store.create_tournament(spec, schedule_id=schedule_id)
-    store.move_tournament(
-        tournament_id, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED]
-    )
-    run_tournament(tournament_id)
-
-
-def _active_bots(store: Store) -> list[str]:
-    found: list[str] = []
-    page = 1
-    while True:
-        listed = store.list_bots(page=page, per_page=100)
-        found += [b.id for b in listed.items if b.status is BotStatus.ACTIVE]
-        if page * 100 >= listed.total:
-            return sorted(found)
-        page += 1
+    """One round of a scheduled tournament (``rq cron`` queues this)."""
+    tournaments.play_scheduled_round(Arena.from_environment(), schedule_id)

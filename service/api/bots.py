@@ -11,6 +11,11 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema
 
+from arena.doctor import examine
+from arena.errors import NameTakenError, NotFoundError, WrongStateError
+from arena.records import BotStatus, RegisteredBot
+from arena.store import new_secret
+from arena.transport import HelloError, handshake
 from service.api import views
 from service.auth import owner_only
 from service.context import arena, store
@@ -35,10 +40,6 @@ from service.schemas import (
     SecretSchema,
     page_of,
 )
-from workers.bot_http import HelloError, handshake
-from workers.doctor import examine
-from workers.records import Bot, BotStatus
-from workers.store import NameTaken, NotFound, WrongState, new_secret
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Registered bots")
 
@@ -73,7 +74,7 @@ def _endpoint_checked(url: str, secrets: list[str]) -> str:
     return info.version
 
 
-def _owned(bot_id: str) -> Bot:
+def _owned(bot_id: str) -> RegisteredBot:
     bot = store().get_bot(bot_id)
     if bot is None:  # a token's bot always exists; kept so a broken index is a 404, not a 500
         raise ApiError(404, f"there is no bot {bot_id}")
@@ -112,7 +113,7 @@ class Bots(MethodView):
                 secret=secret,
                 status=BotStatus.PENDING,
             )
-        except NameTaken as error:
+        except NameTakenError as error:
             raise field_error(409, "name", str(error), error="conflict") from None
         return {"bot": views.bot(bot), "token": token, "signing_secret": secret}
 
@@ -165,9 +166,9 @@ def _refusals() -> Iterator[None]:
     """The store's refusals as API errors."""
     try:
         yield
-    except WrongState as error:
+    except WrongStateError as error:
         raise ApiError(409, str(error)) from None
-    except NotFound as error:
+    except NotFoundError as error:
         raise ApiError(404, str(error)) from None
 
 

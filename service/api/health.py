@@ -6,8 +6,8 @@ from typing import Any
 
 from flask_smorest import Blueprint
 
+from arena.queue import workers_and_depth
 from service.context import arena, store
-from service.jobs import workers_and_depth
 from service.schemas import HealthSchema, ReadySchema
 
 blp = Blueprint("health", __name__, description="Health")
@@ -29,7 +29,5 @@ def ready() -> tuple[dict[str, Any], int]:
     if not store().ping():
         return {"status": "unavailable", "redis": False, "workers": 0, "queue_depth": 0}, 503
     config = arena().config
-    workers, depth = workers_and_depth(
-        store().redis, config.queue_name, live_within_s=config.worker_ttl_s
-    )
+    workers, depth = workers_and_depth(arena().queue, live_within_s=config.worker_ttl_s)
     return {"status": "ready", "redis": True, "workers": workers, "queue_depth": depth}, 200

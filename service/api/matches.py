@@ -9,6 +9,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from flask import Response
 from flask_smorest import Blueprint
 
+from arena.records import Match
 from replays.integrity import (
     IntegrityError,
     check,
@@ -26,7 +27,6 @@ from service.context import arena, store
 from service.errors import ApiError, ErrorSchema
 from service.limits import limiter, verify_limit
 from service.schemas import MatchArgs, MatchSchema, VerificationSchema, page_of
-from workers.records import Match
 
 blp = Blueprint("matches", __name__, url_prefix="/api", description="Matches and replays")
 EMBARGOED = (

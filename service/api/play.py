@@ -1,10 +1,10 @@
 """Human games: a person against three computers, one request per decision of theirs.
 
-Each request rebuilds the game from its stored decisions (:class:`workers.human.HumanTable`),
+Each request rebuilds the game from its stored decisions (:class:`arena.human.HumanTable`),
 applies the person's move through the referee, lets the computers play until the person must
 decide again, and stores the new decisions only if nobody else moved meanwhile (a stale
 ``version`` is a 409). The computers play inside the request: house bots in-process, registered
-bots over HTTP under :data:`~workers.human.HUMAN_TIME_CONTROL`, so one request waits at most a
+bots over HTTP under :data:`~arena.human.HUMAN_TIME_CONTROL`, so one request waits at most a
 few seconds for them. A finished match is sealed and recorded like any other, not rated.
 """
 
@@ -20,6 +20,13 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from arena.errors import NotFoundError, StaleVersionError
+from arena.http_seat import HttpSeat
+from arena.human import HumanTable, NotYourTurnError, PlayerFor, seat_infos
+from arena.match import InProcessSeat
+from arena.matches import seat_player
+from arena.records import HOUSE_PARTICIPANTS, BotStatus, HumanGame, RegisteredBot
+from arena.store import timestamp
 from bot_sdk.hint import hint
 from referee import (
     AnyMove,
@@ -49,12 +56,6 @@ from service.schemas import (
     PlayStateSchema,
     PlayVersion,
 )
-from workers.bot_client import HttpSeat
-from workers.human import HumanTable, NotYourTurn, PlayerFor, seat_infos
-from workers.jobs import seat_player
-from workers.match import InProcessSeat
-from workers.records import HOUSE_BOTS, Bot, BotStatus, HumanGame
-from workers.store import NotFound, StaleVersion, timestamp
 
 blp = Blueprint("play", __name__, url_prefix="/api/play", description="Human games")
 PLAY_DEAL_LABEL = "play"
@@ -65,12 +66,12 @@ def _now() -> str:
     return timestamp(time.time())
 
 
-def _opponent_bots(opponents: list[str]) -> dict[str, Bot]:
+def _opponent_bots(opponents: list[str]) -> dict[str, RegisteredBot]:
     """The registered bots among ``opponents`` (one round trip), each checked to allow human
     games."""
-    bots = store().get_bots(p for p in opponents if p not in HOUSE_BOTS)
+    bots = store().get_bots(p for p in opponents if p not in HOUSE_PARTICIPANTS)
     for participant in opponents:
-        if participant in HOUSE_BOTS:
+        if participant in HOUSE_PARTICIPANTS:
             continue
         bot = bots.get(participant)
         if bot is None:
@@ -87,10 +88,10 @@ def _opponent_bots(opponents: list[str]) -> dict[str, Bot]:
     return bots
 
 
-def _table(stored: HumanGame, bots: dict[str, Bot] | None = None) -> HumanTable:
+def _table(stored: HumanGame, bots: dict[str, RegisteredBot] | None = None) -> HumanTable:
     """The table of ``stored``; ``bots``: its registered opponents, when already read."""
     if bots is None:
-        bots = store().get_bots(p for p in stored.opponents if p not in HOUSE_BOTS)
+        bots = store().get_bots(p for p in stored.opponents if p not in HOUSE_PARTICIPANTS)
     return HumanTable(stored, seat_infos(stored, bots))
 
 
@@ -112,10 +113,10 @@ def _checked(table: HumanTable, version: int) -> None:
 
 @contextmanager
 def _your_turn() -> Iterator[None]:
-    """:class:`NotYourTurn` answered as a 409 whose message says what to do instead."""
+    """:class:`NotYourTurnError` answered as a 409 whose message says what to do instead."""
     try:
         yield
-    except NotYourTurn as error:
+    except NotYourTurnError as error:
         raise ApiError(409, str(error), error="not_your_turn") from None
 
 
@@ -149,9 +150,9 @@ def _advance_and_save(table: HumanTable, *, create: bool = False) -> HumanTable:
             saved = store().create_human_game(replace(table.stored, moves=tuple(table.new_moves)))
         else:
             saved = store().save_human_game(table.stored, table.new_moves)
-    except StaleVersion as error:
+    except StaleVersionError as error:
         raise ApiError(409, str(error)) from None
-    except NotFound as error:
+    except NotFoundError as error:
         raise ApiError(404, str(error)) from None
     table.stored = saved
     _record_if_over(table)
@@ -180,7 +181,7 @@ def _state(table: HumanTable, since: int | None) -> dict[str, Any]:
 def opponents() -> list[dict[str, str]]:
     """Who can be chosen as an opponent: the house bots, and the active registered bots whose
     owners allow human games."""
-    house = [{"id": p, "name": level_name(p), "kind": "house"} for p in HOUSE_BOTS]
+    house = [{"id": p, "name": level_name(p), "kind": "house"} for p in HOUSE_PARTICIPANTS]
     bots = [{"id": b.id, "name": b.name, "kind": "bot"} for b in store().human_game_bots()]
     return house + bots
 

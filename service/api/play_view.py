@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from arena.human import HumanTable, participant_at
+from arena.records import HOUSE_PARTICIPANTS, HumanGame, house_level
 from bot_sdk.protocol import trick_number
 from referee import (
     EXPOSABLE_CARDS,
@@ -27,8 +29,6 @@ from referee import (
     score_seat,
 )
 from replays.deals import DealScheme, DealSource
-from workers.human import HumanTable, participant_at
-from workers.records import HOUSE_BOTS, HumanGame, house_level
 
 POSITIONS = ("bottom", "right", "top", "left")
 """Where each seat sits on the person's screen, counting on from their own seat in play order."""
@@ -119,7 +119,11 @@ def play_state(table: HumanTable, names: dict[str, str], *, since: int | None) -
                 "seat": s,
                 "position": POSITIONS[position],
                 "name": "You" if s == seat else _name(participant, names),
-                "kind": "human" if s == seat else "house" if participant in HOUSE_BOTS else "bot",
+                "kind": "human"
+                if s == seat
+                else "house"
+                if participant in HOUSE_PARTICIPANTS
+                else "bot",
                 "cards_held": held,
                 "exposed": (obs.exposed[s] - played).names(),
                 "taken": obs.taken[s].names(),
@@ -161,7 +165,7 @@ def play_state(table: HumanTable, names: dict[str, str], *, since: int | None) -
 
 
 def _name(participant: str, names: dict[str, str]) -> str:
-    if participant in HOUSE_BOTS:
+    if participant in HOUSE_PARTICIPANTS:
         return level_name(participant)
     return names.get(participant, participant)
 
@@ -239,7 +243,7 @@ def _difficulty(table: HumanTable) -> dict[str, Any] | None:
 
 
 def _house_seat(stored: HumanGame, seat: int) -> bool:
-    return stored.opponents[(seat - stored.seat) % 4 - 1] in HOUSE_BOTS
+    return stored.opponents[(seat - stored.seat) % 4 - 1] in HOUSE_PARTICIPANTS
 
 
 def _level(participants: set[str]) -> str | None:

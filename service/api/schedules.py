@@ -9,12 +9,12 @@ from croniter import croniter
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from arena.store import schedule_json
 from service.api.tournaments import spec_from
 from service.auth import operator_only
 from service.context import store
 from service.errors import ApiError, ErrorSchema, field_error
 from service.schemas import ScheduleCreate, ScheduleSchema
-from workers.store import schedule_json
 
 blp = Blueprint(
     "schedules", __name__, url_prefix="/api/schedules", description="Scheduled tournaments"

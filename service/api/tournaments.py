@@ -8,13 +8,18 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from arena import tournaments
+from arena.records import (
+    Format,
+    Tournament,
+    TournamentSpec,
+)
 from referee import Rules
 from replays.log import TimeControl
 from service.api import views
 from service.auth import operator_only
 from service.context import arena, store
-from service.errors import ApiError, ErrorSchema
-from service.jobs import cancel_tournament_job, enqueue_tournament
+from service.errors import ErrorSchema
 from service.schemas import (
     PageArgs,
     StandingsSchema,
@@ -22,15 +27,6 @@ from service.schemas import (
     TournamentSchema,
     page_of,
 )
-from workers.records import (
-    HOUSE_BOTS,
-    BotStatus,
-    Format,
-    Tournament,
-    TournamentSpec,
-    TournamentStatus,
-)
-from workers.store import NotFound, WrongState
 
 blp = Blueprint("tournaments", __name__, url_prefix="/api/tournaments", description="Tournaments")
 
@@ -49,44 +45,13 @@ def spec_from(args: dict[str, Any], participants: tuple[str, ...]) -> Tournament
     )
 
 
-def _check_participants(participants: list[str]) -> None:
-    bots = [p for p in participants if p not in HOUSE_BOTS]
-    found = store().get_bots(bots)
-    problems = [f"{p} is not a registered bot" for p in bots if p not in found]
-    problems += [
-        f"{p} is {found[p].status.value}, not active"
-        for p in bots
-        if p in found and found[p].status is not BotStatus.ACTIVE
-    ]
-    if not bots:
-        problems.append("name at least one registered bot (house bots fill the other seats)")
-    if problems:
-        raise ApiError(
-            422,
-            "participants: " + "; ".join(problems),
-            errors={"participants": problems},
-        )
-
-
 def tournament_or_404(tournament_id: str) -> Tournament:
-    found = store().get_tournament(tournament_id)
-    if found is None:
-        raise ApiError(404, f"there is no tournament {tournament_id}")
-    return found
+    return tournaments.get(arena(), tournament_id)
 
 
 def shown(record: Tournament) -> dict[str, Any]:
     """The tournament as the API shows it: with its deal secret once it is over."""
     return views.tournament(record, store().revealed_secret(record))
-
-
-def _move(tournament_id: str, to: TournamentStatus, allowed: list[TournamentStatus]) -> Tournament:
-    try:
-        return store().move_tournament(tournament_id, to, allowed_from=allowed)
-    except NotFound:
-        raise ApiError(404, f"there is no tournament {tournament_id}") from None
-    except WrongState as error:
-        raise ApiError(409, str(error)) from None
 
 
 @blp.route("")
@@ -104,9 +69,7 @@ class Tournaments(MethodView):
     @blp.alt_response(422, schema=ErrorSchema, description="invalid field")
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
         """Create a tournament (it starts when asked to)."""
-        _check_participants(args["participants"])
-        spec = spec_from(args, tuple(args["participants"]))
-        return shown(tournament_or_404(store().create_tournament(spec)))
+        return shown(tournaments.create(arena(), spec_from(args, tuple(args["participants"]))))
 
 
 @blp.route("/<tournament_id>")
@@ -124,10 +87,7 @@ def get_tournament(tournament_id: str) -> dict[str, Any]:
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def start(tournament_id: str) -> dict[str, Any]:
     """Queue the tournament for the workers."""
-    tournament = _move(tournament_id, TournamentStatus.QUEUED, [TournamentStatus.CREATED])
-    config = arena().config
-    enqueue_tournament(store().redis, config.queue_name, tournament_id)
-    return shown(tournament)
+    return shown(tournaments.start(arena(), tournament_id))
 
 
 @blp.route("/<tournament_id>/cancel", methods=["POST"])
@@ -138,15 +98,7 @@ def start(tournament_id: str) -> dict[str, Any]:
 def cancel(tournament_id: str) -> dict[str, Any]:
     """Stop the tournament: no more of its matches are played; recorded ones stay. (Also
     ends a tournament done with failures whose failed matches will not be played again.)"""
-    live = [
-        TournamentStatus.CREATED,
-        TournamentStatus.QUEUED,
-        TournamentStatus.RUNNING,
-        TournamentStatus.DONE_WITH_FAILURES,
-    ]
-    tournament = _move(tournament_id, TournamentStatus.CANCELLED, live)
-    cancel_tournament_job(store().redis, tournament_id)
-    return shown(tournament)
+    return shown(tournaments.cancel(arena(), tournament_id))
 
 
 @blp.route("/<tournament_id>/standings")

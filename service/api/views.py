@@ -5,19 +5,19 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from workers.records import Bot, Match, Page, Rating, RatingPoint, Standing, Tournament
+from arena.records import Match, Page, Rating, RatingPoint, RegisteredBot, Standing, Tournament
 
 
 def page(found: Page[Any], items: list[dict[str, Any]]) -> dict[str, Any]:
     return {"items": items, "total": found.total, "page": found.page, "per_page": found.per_page}
 
 
-def bot(record: Bot) -> dict[str, Any]:
+def bot(record: RegisteredBot) -> dict[str, Any]:
     return asdict(record)
 
 
 def tournament(record: Tournament, deal_secret: bytes | None = None) -> dict[str, Any]:
-    """``deal_secret``: the revealed secret (:meth:`~workers.store.Store.revealed_secret`)."""
+    """``deal_secret``: the revealed secret (:meth:`~arena.store.Store.revealed_secret`)."""
     spec = record.spec
     return {
         "id": record.id,

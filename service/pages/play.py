@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from flask import Response, render_template, send_from_directory
 
+from arena.records import HOUSE_PARTICIPANTS
 from referee import Variant
 from service.api.play_view import level_name
 from service.context import store
-from service.pages.views import PageNotFound, blp
-from workers.records import HOUSE_BOTS
+from service.pages.views import PageNotFoundError, blp
 
 VARIANTS = {
     Variant.NO_EXPOSURE: "no exposing phase",
@@ -32,7 +32,7 @@ VARIANTS = {
 
 @blp.route("/play")
 def play() -> str:
-    house = [(p, level_name(p)) for p in HOUSE_BOTS]
+    house = [(p, level_name(p)) for p in HOUSE_PARTICIPANTS]
     bots = [(b.id, b.name) for b in store().human_game_bots()]
     variants = [(v.value, v.value.replace("_", " "), VARIANTS[v]) for v in Variant]
     return render_template("pages/play.html", house=house, bots=bots, variants=variants)
@@ -49,5 +49,5 @@ def service_worker() -> Response:
 @blp.route("/play/<game_id>")
 def play_table(game_id: str) -> str:
     if store().get_human_game(game_id) is None:
-        raise PageNotFound(f"There is no game {game_id}: it may have expired.")
+        raise PageNotFoundError(f"There is no game {game_id}: it may have expired.")
     return render_template("pages/play_table.html", game_id=game_id)

@@ -9,13 +9,13 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from arena.records import Match, MatchStatus
+from arena.store import FAULTS_KEPT
 from replays.integrity import unpack
 from replays.upgrade import read_log
 from service.context import store
 from service.pages.chart import rating_chart
 from service.pages.replay import replay_data
-from workers.records import Match, MatchStatus
-from workers.store import FAULTS_KEPT
 
 blp = Blueprint(
     "pages",
@@ -31,12 +31,12 @@ FAULTS_PER_PAGE = 50
 TOURNAMENTS_PER_PAGE = 50
 
 
-class PageNotFound(Exception):  # noqa: N818 - reads as what happened
+class PageNotFoundError(Exception):
     """An unknown id: answered with the friendly HTML 404 page."""
 
 
-@blp.errorhandler(PageNotFound)
-def not_found(error: PageNotFound) -> tuple[str, int]:
+@blp.errorhandler(PageNotFoundError)
+def not_found(error: PageNotFoundError) -> tuple[str, int]:
     return render_template("pages/not_found.html", message=str(error)), 404
 
 
@@ -96,7 +96,7 @@ def tournaments() -> str:
 def tournament(tournament_id: str) -> str:
     record = store().get_tournament(tournament_id)
     if record is None:
-        raise PageNotFound(f"There is no tournament {tournament_id}.")
+        raise PageNotFoundError(f"There is no tournament {tournament_id}.")
     matches = sorted(_all_matches(tournament_id), key=lambda m: (m.table_id or "", m.created_at))
     counts = Counter(m.status for m in matches)
     tables: dict[str, list[Match]] = {}
@@ -122,7 +122,7 @@ def bot(bot_id: str) -> str:
     record = store().get_bot(bot_id)
     rating = store().rating(bot_id)
     if record is None and rating is None:
-        raise PageNotFound(f"There is no bot {bot_id}.")
+        raise PageNotFoundError(f"There is no bot {bot_id}.")
     recent = store().list_matches(page=1, per_page=RECENT, bot_id=bot_id).items
     history = store().rating_history(bot_id)
     chart = rating_chart([(p.match_id, p.conservative) for p in history])
@@ -155,7 +155,7 @@ def _embargoed(match_ids: set[str]) -> set[str]:
 def match(match_id: str) -> str:
     record = store().get_match(match_id)
     if record is None:
-        raise PageNotFound(f"There is no match {match_id}.")
+        raise PageNotFoundError(f"There is no match {match_id}.")
     shown = names(record.seats)
     embargo = store().embargo(record)
     blob = None if embargo is not None else store().replay_blob(match_id)

@@ -19,7 +19,7 @@ from bot_sdk.client import (
     RemoteBot,
 )
 from bot_sdk.examples.lowest_card import LowestCard
-from bot_sdk.protocol import BotInfo, Fault, MalformedAnswer, WrongKind
+from bot_sdk.protocol import BotInfo, Fault, MalformedAnswerError, WrongKindError
 from bot_sdk.server import BotApp, make_app
 from referee import CardSet, Game, Outcome, Play, RandomPlayer, Rules
 from tests.bot_sdk.bot_sdk_support import RecordingBot, SlowBot, is_last_play, play_obs, running
@@ -132,7 +132,7 @@ def fixed_answer(body: bytes) -> Callable[[WSGIEnvironment, StartResponse], Iter
 
 @pytest.mark.parametrize(
     ("body", "error"),
-    [(b'{"expose": []}', WrongKind), (b"<html>oops</html>", MalformedAnswer)],
+    [(b'{"expose": []}', WrongKindError), (b"<html>oops</html>", MalformedAnswerError)],
 )
 def test_bad_answers_raise_the_protocol_errors(body: bytes, error: type[Exception]) -> None:
     with (

@@ -13,9 +13,9 @@ from bot_sdk.protocol import (
     PROTOCOL,
     BotInfo,
     Fault,
-    IllegalAnswer,
-    MalformedAnswer,
-    WrongKind,
+    IllegalAnswerError,
+    MalformedAnswerError,
+    WrongKindError,
     answer_of,
     decision_id,
     decision_request,
@@ -220,7 +220,7 @@ def test_unknown_fields_in_an_answer_are_ignored() -> None:
 )
 def test_malformed_play_answers(body: bytes, message: str) -> None:
     _, obs = playing()
-    with pytest.raises(MalformedAnswer, match=message) as caught:
+    with pytest.raises(MalformedAnswerError, match=message) as caught:
         parse_answer(PLAY, body, obs)
     assert caught.value.fault is Fault.MALFORMED
 
@@ -235,29 +235,35 @@ def test_malformed_play_answers(body: bytes, message: str) -> None:
 )
 def test_malformed_card_lists(body: bytes, message: str) -> None:
     _, obs = exposing()
-    with pytest.raises(MalformedAnswer, match=message):
+    with pytest.raises(MalformedAnswerError, match=message):
         parse_answer(EXPOSE, body, obs)
 
 
 def test_wrong_kind() -> None:
     _, expose_obs = exposing()
-    with pytest.raises(WrongKind, match=r'expose decision: answer \{"expose": \[...\]\}') as caught:
+    with pytest.raises(
+        WrongKindError, match=r'expose decision: answer \{"expose": \[...\]\}'
+    ) as caught:
         parse_answer(EXPOSE, b'{"card": "AH"}', expose_obs)
     assert caught.value.fault is Fault.WRONG_KIND
     _, play_obs = playing()
     with pytest.raises(
-        WrongKind, match=re.escape('a play decision: answer {"card": "QS"}, not "pass"')
+        WrongKindError, match=re.escape('a play decision: answer {"card": "QS"}, not "pass"')
     ):
         parse_answer(PLAY, b'{"pass": ["2S", "5S", "6S"]}', play_obs)
 
 
 def test_illegal_plays_say_why() -> None:
     _, lead = playing()
-    with pytest.raises(IllegalAnswer, match="you do not hold QS; your legal cards: 3C") as caught:
+    with pytest.raises(
+        IllegalAnswerError, match="you do not hold QS; your legal cards: 3C"
+    ) as caught:
         parse_answer(PLAY, b'{"card": "QS"}', lead)
     assert caught.value.fault is Fault.ILLEGAL
     _, follow = playing("2S")  # seat 3 holds JS KS
-    with pytest.raises(IllegalAnswer, match="4H does not follow spades; your legal cards: JS KS"):
+    with pytest.raises(
+        IllegalAnswerError, match="4H does not follow spades; your legal cards: JS KS"
+    ):
         parse_answer(PLAY, b'{"card": "4H"}', follow)
 
 
@@ -269,20 +275,22 @@ def test_an_exposed_card_held_back_on_its_suits_first_trick() -> None:
     game.play("JS")
     obs = game.observation(0)  # seat 0 holds 3S 8S QS; QS is exposed
     assert parse_card("QS") not in obs.legal
-    with pytest.raises(IllegalAnswer, match="QS may not be played now"):
+    with pytest.raises(IllegalAnswerError, match="QS may not be played now"):
         parse_answer(PLAY, b'{"card": "QS"}', obs)
 
 
 def test_illegal_exposures_and_passes() -> None:
     _, expose_obs = exposing()
-    with pytest.raises(IllegalAnswer, match="you may not expose QS: you may expose only JD AH"):
+    with pytest.raises(
+        IllegalAnswerError, match="you may not expose QS: you may expose only JD AH"
+    ):
         parse_answer(EXPOSE, b'{"expose": ["AH", "QS"]}', expose_obs)
     pass_obs = passing()
     three = [c for c in pass_obs.legal.names()[:3]]
     absent = next(c for c in ("2C", "3C", "4C", "5C") if parse_card(c) not in pass_obs.hand)
-    with pytest.raises(IllegalAnswer, match="pass exactly 3 cards, not 2"):
+    with pytest.raises(IllegalAnswerError, match="pass exactly 3 cards, not 2"):
         parse_answer(PASS, encode({"pass": three[:2]}), pass_obs)
-    with pytest.raises(IllegalAnswer, match=f"you may not pass {absent}"):
+    with pytest.raises(IllegalAnswerError, match=f"you may not pass {absent}"):
         parse_answer(PASS, encode({"pass": [*three[:2], absent]}), pass_obs)
 
 
@@ -312,13 +320,13 @@ def test_fallback_moves_are_the_documented_ones_and_legal() -> None:
 def test_hello_answers() -> None:
     body = encode(hello_answer("pig-hunter", "2.1"))
     assert parse_hello_answer(body) == BotInfo("pig-hunter", "2.1")
-    with pytest.raises(MalformedAnswer, match="the bot answered protocol 'gongzhu-bot/2'"):
+    with pytest.raises(MalformedAnswerError, match="the bot answered protocol 'gongzhu-bot/2'"):
         parse_hello_answer(b'{"protocol": "gongzhu-bot/2", "name": "x", "version": "1"}')
-    with pytest.raises(MalformedAnswer, match='"name" must be a string of 1 to 64'):
+    with pytest.raises(MalformedAnswerError, match='"name" must be a string of 1 to 64'):
         parse_hello_answer(encode({"protocol": PROTOCOL, "name": "", "version": "1"}))
-    with pytest.raises(MalformedAnswer, match='"version" must be a string'):
+    with pytest.raises(MalformedAnswerError, match='"version" must be a string'):
         parse_hello_answer(encode({"protocol": PROTOCOL, "name": "x", "version": 2}))
-    with pytest.raises(MalformedAnswer, match="not UTF-8 JSON"):
+    with pytest.raises(MalformedAnswerError, match="not UTF-8 JSON"):
         parse_hello_answer(b"<html>")
 
 
@@ -336,7 +344,7 @@ def test_the_sdk_defaults_are_the_arenas() -> None:  # the SDK documents the are
 @pytest.mark.parametrize("protocol", ["gongzhu-bot/0", "gongzhu-bot/2", "", None])
 def test_a_hello_in_another_protocol_is_refused(protocol: str | None) -> None:
     body = encode({"protocol": protocol, "name": "n", "version": "1"})
-    with pytest.raises(MalformedAnswer, match="the arena speaks gongzhu-bot/1"):
+    with pytest.raises(MalformedAnswerError, match="the arena speaks gongzhu-bot/1"):
         parse_hello_answer(body)
 
 
@@ -344,20 +352,20 @@ def test_a_bot_name_is_1_to_64_characters() -> None:
     answer = encode(hello_answer("n" * 64, "v" * 64))
     assert parse_hello_answer(answer) == BotInfo("n" * 64, "v" * 64)
     for name, version in (("n" * 65, "1"), ("n", "v" * 65), ("", "1")):
-        with pytest.raises(MalformedAnswer, match="a string of 1 to 64 characters"):
+        with pytest.raises(MalformedAnswerError, match="a string of 1 to 64 characters"):
             parse_hello_answer(encode(hello_answer(name, version)))
 
 
 def test_passing_more_cards_than_asked_is_illegal() -> None:
     pass_obs = passing()
     four = pass_obs.legal.names()[:4]
-    with pytest.raises(IllegalAnswer, match="pass exactly 3 cards, not 4"):
+    with pytest.raises(IllegalAnswerError, match="pass exactly 3 cards, not 4"):
         parse_answer(PASS, encode({"pass": four}), pass_obs)
 
 
 def test_the_wrong_kind_names_the_first_other_field() -> None:
     obs = passing()
-    with pytest.raises(WrongKind, match=r'not "card"$'):
+    with pytest.raises(WrongKindError, match=r'not "card"$'):
         parse_answer(PASS, encode({"card": "2C", "expose": []}), obs)
 
 
@@ -381,5 +389,5 @@ def _off_suit_after_a_discard() -> tuple[Observation, str]:
 def test_a_card_that_does_not_follow_names_the_led_suit() -> None:
     obs, card = _off_suit_after_a_discard()
     led = suit_of(obs.trick[0][1])
-    with pytest.raises(IllegalAnswer, match=f"{card} does not follow {led.plural}"):
+    with pytest.raises(IllegalAnswerError, match=f"{card} does not follow {led.plural}"):
         parse_answer(PLAY, encode({"card": card}), obs)

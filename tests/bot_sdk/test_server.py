@@ -16,7 +16,7 @@ import requests
 from bot_sdk import Bot, FunctionBot
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import (
-    MalformedAnswer,
+    MalformedAnswerError,
     Message,
     decision_request,
     encode,
@@ -135,7 +135,7 @@ def test_rotation_accepts_both_secrets() -> None:
 
 def test_a_name_the_arena_would_refuse_fails_at_start() -> None:
     nameless = FunctionBot(play=lambda obs: obs.legal.lowest(), name="")
-    with pytest.raises(MalformedAnswer, match='"name" must be a string of 1 to 64'):
+    with pytest.raises(MalformedAnswerError, match='"name" must be a string of 1 to 64'):
         make_app(nameless, SECRET)
 
 
@@ -235,7 +235,11 @@ class IllegalBot(Bot):
             "ZeroDivisionError: the bot divided by zero",
             "fallback: the bot raised ZeroDivisionError: the bot divided by zero",
         ),
-        (IllegalBot, "IllegalAnswer", "fallback: the bot's move was refused: you do not hold 2C"),
+        (
+            IllegalBot,
+            "IllegalAnswerError",
+            "fallback: the bot's move was refused: you do not hold 2C",
+        ),
     ],
 )
 def test_a_failing_bot_is_answered_with_the_fallback_and_a_note_saying_why(

@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 from cryptography.fernet import Fernet
 
+from arena.redis_server import start_redis
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from service import Config, create_app
 from service.cli import main
 from tests.bot_sdk.bot_sdk_support import running
 from tests.pages.pages_support import serving
-from workers.redis_server import start_redis
 
 TOKEN = "cli-operator-token"
 

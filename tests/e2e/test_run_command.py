@@ -19,7 +19,7 @@ import pytest
 import redis
 import requests
 
-from workers.redis_server import free_port
+from arena.redis_server import free_port
 
 DEMO_TIMEOUT_S = 180
 PRIVATE_FILES = [

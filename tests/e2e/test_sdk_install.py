@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from workers.redis_server import free_port
+from arena.redis_server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA_ONLY = ["flask", "rq", "redis", "gunicorn", "honcho", "openskill"]

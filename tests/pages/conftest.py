@@ -19,15 +19,15 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from arena.records import Format, TournamentSpec, TournamentStatus
+from arena.redis_server import start_redis
+from arena.store import Store
 from referee import Rules
 from replays.integrity import generate_key, private_key_pem
 from replays.log import MatchLog, TimeControl
 from service import Config, create_app
 from tests.pages.pages_support import faulty_log, serving
 from tests.service.service_support import sealed_log
-from workers.records import Format, TournamentSpec, TournamentStatus
-from workers.redis_server import start_redis
-from workers.store import Store
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from workers.records import MatchStatus
-from workers.store import Store
+from arena.records import MatchStatus
+from arena.store import Store
 
 
 @dataclass(frozen=True)

@@ -28,15 +28,15 @@ import redis
 from rq import Worker
 from rq.job import Job, JobStatus
 
+from arena.config import Config
+from arena.queue import MATCH_RETRIES, match_job_id
+from arena.records import Format, MatchStatus, TournamentStatus
+from arena.redis_server import RedisProcess, start_redis
+from arena.store import Store
 from tests.reliability.accounting import Accounting, account
 from tests.workers.conftest import arena_config, start_worker_process, stop_workers
 from tests.workers.crashes import children, sigkill
 from tests.workers.test_worker_tournaments import Deliberate, _logs, _register, _start
-from workers.config import Config
-from workers.queueing import MATCH_RETRIES, match_job_id
-from workers.records import Format, MatchStatus, TournamentStatus
-from workers.redis_server import RedisProcess, start_redis
-from workers.store import Store
 
 WORKERS = 2
 KILLS = 12

@@ -22,6 +22,12 @@ import redis
 from rq import Worker
 from rq.job import Job
 
+from arena.config import Config
+from arena.match import InProcessSeat, SeatPlayer, play_match
+from arena.matches import seat_player
+from arena.queue import match_job_id
+from arena.records import Format
+from arena.store import Store
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import DEFAULT_FAULT_LIMIT, Status
 from referee import Game, Rules
@@ -42,12 +48,6 @@ from tests.reliability.peak_memory import PeakMemory, status_kib
 from tests.workers.conftest import arena_config, start_worker_process, stop_workers
 from tests.workers.crashes import wait_for
 from tests.workers.test_worker_tournaments import _done, _logs, _register, _start
-from workers.config import Config
-from workers.jobs import seat_player
-from workers.match import InProcessSeat, SeatPlayer, play_match
-from workers.queueing import match_job_id
-from workers.records import Format
-from workers.store import Store
 
 TIME_CONTROL = TimeControl(decision_ms=200, bank_ms=800, fault_limit=DEFAULT_FAULT_LIMIT)
 HANDS = 2

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.match import SeatPlayer, play_match
 from referee import Game, Rules
 from replays.deals import DealSource, deal_seed
 from replays.integrity import public_key_pem, seal
@@ -35,7 +36,6 @@ from tests.replays.replay_support import (
     in_turn,
     pretty,
 )
-from workers.match import SeatPlayer, play_match
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FIXTURE_SECRET = bytes.fromhex("5eed" * 16)

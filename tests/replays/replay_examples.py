@@ -18,6 +18,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from arena.match import SeatPlayer, play_match
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from referee import CardSet, Game, Rules, deal_from_seed
@@ -36,7 +37,6 @@ from tests.replays.replay_support import (
     pretty,
     sealed,
 )
-from workers.match import SeatPlayer, play_match
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "REPLAYS.md"
 MATCH_ID = "tournament-7:table-3:match-1"

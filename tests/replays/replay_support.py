@@ -1,4 +1,4 @@
-"""Shared helpers of the replay tests: real matches played by :func:`workers.match.play_match`
+"""Shared helpers of the replay tests: real matches played by :func:`arena.match.play_match`
 with seats that commit every kind of fault, rules profiles covering every variant, a test key.
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from arena.match import InProcessSeat, Reply, SeatPlayer, play_match
 from bot_sdk import Bot
 from bot_sdk.dispatch import fallback_answer
 from bot_sdk.protocol import (
@@ -42,7 +43,6 @@ from referee import (
 from replays.deals import DealSource, deal_seed
 from replays.integrity import key_id_of, seal
 from replays.log import MatchLog, SeatInfo, TimeControl
-from workers.match import InProcessSeat, Reply, SeatPlayer, play_match
 
 TIME_CONTROL = TimeControl(decision_ms=1000, bank_ms=2000, fault_limit=5)
 """A small bank, so that late answers run it down and a later slow one times out."""

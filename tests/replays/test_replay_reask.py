@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from arena.match import SeatPlayer
 from bot_sdk import Bot
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import Status
@@ -30,7 +31,6 @@ from tests.replays.replay_support import (
     record,
     reloaded,
 )
-from workers.match import SeatPlayer
 
 SECRET = "reask-secret"
 

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from arena.match import Reply, SeatPlayer
 from bot_sdk.protocol import DecisionRequest
 from bot_sdk.schemas import validate_request
 from replays.log import MatchLog
@@ -22,7 +23,6 @@ from tests.replays.replay_support import (
     record,
     reloaded,
 )
-from workers.match import Reply, SeatPlayer
 
 
 class CapturingSeat(ScriptedSeat):

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from arena.match import SeatPlayer
 from referee import CardSet, Rules
 from replays.integrity import IntegrityError, canonical, check, generate_key, pack, seal, unpack
 from replays.log import MatchLog
@@ -31,7 +32,6 @@ from tests.replays.replay_support import (
     reloaded,
     sealed,
 )
-from workers.match import SeatPlayer
 
 Data = dict[str, Any]
 

@@ -12,10 +12,10 @@ import pytest
 import redis
 from flask import Flask
 
+from arena.store import Store
 from bot_sdk.protocol import BotInfo
 from service import Config, create_app
 from tests.workers.conftest import arena_config
-from workers.store import Store
 
 OPERATOR = "operator-token-for-security-tests"
 PUBLIC_ADDRESS = "93.184.216.34"

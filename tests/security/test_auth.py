@@ -16,6 +16,7 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from arena.store import Store
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from bot_sdk.signing import SignatureError, sign, verify
@@ -24,7 +25,6 @@ from service.auth import is_operator, sent_token
 from tests.bot_sdk.bot_sdk_support import running
 from tests.security.conftest import OPERATOR
 from tests.service.service_support import bearer
-from workers.store import Store
 
 PUBLIC_WRITES = {
     "POST /api/bots": "registration: anyone may register a bot (rate-limited)",

@@ -25,9 +25,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from arena.store import Store
 from service import Config, create_app
 from tests.security.conftest import OPERATOR
-from workers.store import Store
 
 EXAMPLES = 25
 CHECKS = [

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from flask import Flask
 
+from arena.addresses import PrivateAddressError
+from arena.http_seat import HelloError, HttpSeat
+from arena.transport import connect_public
 from bot_sdk.protocol import DecisionRequest, Status
 from referee import Rules
 from replays.log import SeatInfo
 from service import Config, create_app
 from tests.bot_sdk.bot_sdk_support import play_obs
-from workers.addresses import PrivateAddressError
-from workers.bot_client import HelloError, HttpSeat
-from workers.bot_http import connect_public
 
 HELLO = b'{"protocol": "gongzhu-bot/1", "name": "x", "version": "1"}'
 LOOPBACK = [

@@ -29,6 +29,7 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
 )
 
+from arena.store import Store
 from tests.security.conftest import OPERATOR
 from tests.security.test_fuzz import (
     ANYWHERE,
@@ -37,7 +38,6 @@ from tests.security.test_fuzz import (
     security_schemes,
     served_document,
 )
-from workers.store import Store
 
 CHECKS = [not_a_server_error, content_type_conformance, response_schema_conformance]
 ANY_CHARACTER = st.characters(exclude_categories=())

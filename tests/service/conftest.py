@@ -12,13 +12,13 @@ from cryptography.fernet import Fernet
 from flask import Flask
 from flask.testing import FlaskClient
 
+from arena.store import Store
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from replays.integrity import generate_key, private_key_pem
 from service import Config, create_app
 from tests.bot_sdk.bot_sdk_support import running
 from tests.service.service_support import OPERATOR
-from workers.store import Store
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@ referee's own replay of a stored game to compare with what the arena shows."""
 
 from __future__ import annotations
 
+from arena.records import HumanGame
 from referee import EXPOSABLE_CARDS, Game, Rules, deal_from_seed
-from workers.records import HumanGame
 
 ALL_EASY = ["house:easy"] * 3
 

@@ -6,13 +6,13 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from arena.match import InProcessSeat, play_match
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Game, Rules
 from replays.deals import DealSource
 from replays.integrity import key_id_of, private_key_from_pem, seal
 from replays.log import SeatInfo, TimeControl
 from service import Config
-from workers.match import InProcessSeat, play_match
 
 OPERATOR = "operator-token-for-tests"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from workers.schedule import PlannedMatch
-from workers.store import new_id
+from arena.pairing import PlannedMatch
+from arena.store import new_id
 
 API = Path(__file__).resolve().parents[2] / "docs" / "API.md"
 

@@ -12,9 +12,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from arena.config import ConfigError
+from arena.settings import ArenaSettings
 from service import Config, create_app
-from workers.config import ConfigError
-from workers.settings import ArenaSettings
 
 
 def test_openapi_documents_every_path(app: Flask, client: FlaskClient) -> None:

@@ -14,12 +14,12 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
+from arena.store import Store
 from bot_sdk.protocol import PROTOCOL
 from bot_sdk.signing import verify
 from service import Config
 from tests.bot_sdk.bot_sdk_support import running
 from tests.service.service_support import bearer, operator, register
-from workers.store import Store
 
 StartResponse = Callable[..., Any]
 HELLO = json.dumps({"protocol": PROTOCOL, "name": "x", "version": "1.0"}).encode()

@@ -1,6 +1,6 @@
 """Nothing the API acknowledged is lost when Redis crashes and restarts.
 
-The arena's own Redis (workers/redis_server.py) runs with ``appendfsync always``, so a write is
+The arena's own Redis (arena/redis_server.py) runs with ``appendfsync always``, so a write is
 on disk before Redis answers it, and so before the API answers its client. Here Redis is killed
 with SIGKILL right after the acknowledgements, then started again on the same data directory.
 """
@@ -12,10 +12,10 @@ from pathlib import Path
 import redis
 from flask.testing import FlaskClient
 
+from arena.redis_server import redis_server_binary, start_redis
+from arena.store import Store
 from service import Config, create_app
 from tests.service.service_support import OPERATOR, operator, register, sealed_log
-from workers.redis_server import redis_server_binary, start_redis
-from workers.store import Store
 
 
 def test_a_redis_crash_loses_no_acknowledged_write(

@@ -8,9 +8,9 @@ import ipaddress
 import pytest
 from flask.testing import FlaskClient
 
+from arena.addresses import is_public
 from service import Config, create_app
 from service.endpoints import EndpointError, check_public
-from workers.addresses import is_public
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
+from arena.store import Store
 from tests.service.service_support import operator, register
-from workers.store import Store
 
 PLAY = {"opponents": ["house:easy"] * 3, "rules": {"fixed_hands": 1}}
 HOSTILE_BODIES = {

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from arena.store import Store
 from referee import CardSet, Rules, deal_from_seed
 from replays.deals import DealScheme, DealSource, commitment_of, parse_secret
 from replays.integrity import unpack
@@ -16,7 +17,6 @@ from replays.upgrade import read_log
 from replays.verify import verify
 from tests.service.play_support import ALL_EASY, one_hand, referee_game, seed_where
 from tests.service.service_support import bearer, register
-from workers.store import Store
 
 Json = dict[str, Any]
 

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from arena.records import Format, TournamentSpec, TournamentStatus
+from arena.store import Store
 from referee import Rules
 from replays.integrity import pack, public_key_from_pem
 from replays.log import TimeControl
@@ -16,8 +18,6 @@ from service.api import matches
 from service.pages import views
 from service.pages.views import viewer_data
 from tests.service.service_support import operator, sealed_log
-from workers.records import Format, TournamentSpec, TournamentStatus
-from workers.store import Store
 
 BOTS = ["bot_a", "bot_b", "bot_c", "house:easy"]
 

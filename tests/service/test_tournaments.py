@@ -8,10 +8,10 @@ import pytest
 from flask.testing import FlaskClient
 from rq import Queue
 
+from arena.records import HOUSE_PARTICIPANTS, TournamentStatus
+from arena.store import Store
 from replays.deals import commitment_of
 from tests.service.service_support import bearer, operator, register
-from workers.records import HOUSE_BOTS, TournamentStatus
-from workers.store import Store
 
 
 @pytest.fixture
@@ -173,7 +173,7 @@ def test_a_tournament_done_with_failures_keeps_its_secret_until_cancelled(
     tid = create(client, name="cup", participants=[bot_id, "house:easy"]).json["id"]
     store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
     store.set_tournament_total(tid, 1)
-    store.create_match(f"{tid}-m1", seats=[bot_id, *HOUSE_BOTS], tournament_id=tid)
+    store.create_match(f"{tid}-m1", seats=[bot_id, *HOUSE_PARTICIPANTS], tournament_id=tid)
     assert store.mark_match_failed(f"{tid}-m1", "ValueError: boom")
     assert not store.mark_match_failed(f"{tid}-m1", "ValueError: boom")  # once
     shown = client.get(f"/api/tournaments/{tid}").json

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.redis_server import start_redis
 from service import Config, create_app
 from tests.service.service_support import operator
-from workers.redis_server import start_redis
 
 READS = [
     "/api/bots",

@@ -14,9 +14,9 @@ import pytest
 import redis
 from cryptography.fernet import Fernet
 
+from arena.config import Config
+from arena.store import Store
 from replays.integrity import generate_key, private_key_pem
-from workers.config import Config
-from workers.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from workers.config import Config
+from arena.config import Config
 
 PROCFILE_RECOVERY_ENV = "GONGZHU_PROCFILE_RECOVERY"
 """Set to 1, the crash tests run with the recovery settings of the Procfile (the defaults)

@@ -15,6 +15,10 @@ from rq import Queue
 from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
+from arena.config import Config
+from arena.queue import MATCH_RETRIES, match_job_id
+from arena.records import MatchStatus
+from arena.store import Store
 from tests.reliability.accounting import account
 from tests.workers.conftest import environment
 from tests.workers.crashes import alive, crash_config, horse_of, recovery_bound_s, sigkill, wait_for
@@ -27,11 +31,7 @@ from tests.workers.test_worker_tournaments import (
     _register,
     _start,
 )
-from workers.config import Config
 from workers.jobs import run_tournament
-from workers.queueing import MATCH_RETRIES, match_job_id
-from workers.records import MatchStatus
-from workers.store import Store
 
 
 @pytest.fixture

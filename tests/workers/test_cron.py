@@ -17,16 +17,16 @@ import redis
 from rq import Queue
 from rq.cron import CronScheduler
 
+from arena.config import Config
+from arena.queue import match_job_id
+from arena.records import BotStatus, Format, TournamentSpec, TournamentStatus
+from arena.redis_server import start_redis
+from arena.store import Store
 from referee import Rules
 from replays.log import TimeControl
 from tests.workers.conftest import ROOT, arena_config, environment, stop_workers
-from workers.config import Config
 from workers.cron import SYNC_S, ArenaCron, cron_job_name
 from workers.jobs import run_schedule
-from workers.queueing import match_job_id
-from workers.records import BotStatus, Format, TournamentSpec, TournamentStatus
-from workers.redis_server import start_redis
-from workers.store import Store
 
 T = TypeVar("T")
 

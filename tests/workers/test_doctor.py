@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterator
 import pytest
 from click.testing import CliRunner
 
+from arena.config import Config
+from arena.doctor import examine
 from service import create_app
 from service.cli import main
 from tests.outside_bot import Flaws, OutsideBot
 from tests.service.service_support import bearer
-from workers.config import Config
-from workers.doctor import examine
 
 SECRET = "doctor-secret"
 LIMIT_MS = 300

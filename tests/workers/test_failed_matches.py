@@ -13,6 +13,10 @@ from typing import Any
 from click.testing import CliRunner
 from rq.job import Job
 
+from arena.config import Config
+from arena.queue import MATCH_RETRIES, match_job_id
+from arena.records import MatchStatus, TournamentStatus
+from arena.store import Store
 from bot_sdk.examples.lowest_card import LowestCard
 from service import create_app
 from service.cli import main
@@ -20,10 +24,6 @@ from tests.pages.pages_support import serving
 from tests.reliability.accounting import account
 from tests.workers.crashes import wait_for
 from tests.workers.test_worker_tournaments import _logs, _register, _start
-from workers.config import Config
-from workers.queueing import MATCH_RETRIES, match_job_id
-from workers.records import MatchStatus, TournamentStatus
-from workers.store import Store
 
 TOKEN = "operator-token-of-the-test"
 

@@ -31,7 +31,12 @@ import pytest
 import redis
 from click.testing import CliRunner
 from flask.testing import FlaskClient
+from rq import Queue
 
+from arena.config import Config
+from arena.queue import enqueue_tournament
+from arena.records import Format, TournamentSpec, TournamentStatus
+from arena.store import Store
 from bot_sdk import Bot
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
@@ -44,13 +49,9 @@ from replays.upgrade import read_log
 from replays.verify import verify
 from service import create_app
 from service.guard import json_strings
-from service.jobs import enqueue_tournament
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import ROOT, environment, stop_workers
 from tests.workers.crashes import wait_for
-from workers.config import Config
-from workers.records import Format, TournamentSpec, TournamentStatus
-from workers.store import Store
 
 OPERATOR = "operator-token-of-the-fair-deal-tests"
 Message = dict[str, Any]
@@ -155,7 +156,7 @@ def _start(arena: Arena, *, matches_per_table: int, hands: int) -> str:
     arena.store.move_tournament(
         tournament_id, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED]
     )
-    enqueue_tournament(arena.store.redis, arena.config.queue_name, tournament_id)
+    enqueue_tournament(Queue(arena.config.queue_name, connection=arena.store.redis), tournament_id)
     arena.tournament_id = tournament_id
     return tournament_id
 

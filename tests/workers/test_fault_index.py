@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from arena.config import Config
+from arena.store import Store
 from bot_sdk.protocol import Status
 from replays.log import MatchLog
 from tests.pages.pages_support import faulty_log
-from workers.config import Config
-from workers.store import Store
 
 SEATS = ["bot_a", "bot_b", "house:easy", "house:hard"]
 

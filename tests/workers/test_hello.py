@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
+from arena.config import Config
+from arena.store import Store
 from bot_sdk.protocol import Status, encode, hello_answer
 from replays.schema import validate
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import environment
 from tests.workers.test_worker_tournaments import _logs, _start
 from tests.workers.workers_support import StartResponse, lowest_card
-from workers.config import Config
 from workers.jobs import run_match, run_tournament
-from workers.store import Store
 
 
 class Greeted:

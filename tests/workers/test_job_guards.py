@@ -9,13 +9,15 @@ from typing import Any
 import pytest
 from rq import Queue
 
+from arena.config import Config
+from arena.errors import WrongStateError
+from arena.http_seat import HttpSeat
+from arena.records import BotStatus, MatchStatus, TournamentStatus
+from arena.store import Store
+from arena.tournaments import active_bots
 from tests.workers.conftest import environment
 from tests.workers.test_worker_tournaments import _start
 from workers import jobs
-from workers.bot_client import HttpSeat
-from workers.config import Config
-from workers.records import BotStatus, MatchStatus, TournamentStatus
-from workers.store import Store, WrongState
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +45,7 @@ def _no_play(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_scheduled_round_finds_every_active_bot_on_every_page(store: Store, count: int) -> None:
     made = sorted(_bot(store, f"bot{n}") for n in range(count))
     store.set_bot_status(_bot(store, "paused"), BotStatus.PAUSED)
-    assert jobs._active_bots(store) == made
+    assert active_bots(store) == made
 
 
 def test_a_job_of_an_unknown_schedule_starts_nothing(store: Store) -> None:
@@ -73,7 +75,7 @@ def test_a_tournament_cancelled_while_it_is_expanded_queues_no_match(
     queue.empty()
 
     def cancelled(*args: Any, **kwargs: Any) -> None:
-        raise WrongState("cancelled meanwhile")
+        raise WrongStateError("cancelled meanwhile")
 
     monkeypatch.setattr(Store, "move_tournament", cancelled)
     jobs.run_tournament(tournament_id)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from arena.match import InProcessSeat, Reply, SeatPlayer, play_match
 from bot_sdk.bot import Bot
 from bot_sdk.protocol import DecisionRequest, Status
 from referee import AnyMove, Game, HandResult, Observation, Outcome, Play, Rules
@@ -25,7 +26,6 @@ from tests.replays.replay_support import (
     in_turn,
     record,
 )
-from workers.match import InProcessSeat, Reply, SeatPlayer, play_match
 
 HANDS = Rules(fixed_hands=2)
 

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from arena.config import Config
+from arena.store import Store
 from bot_sdk import Bot
 from bot_sdk.protocol import FALLBACK_NOTE, Status
 from bot_sdk.server import make_app
@@ -24,8 +26,6 @@ from tests.bot_sdk.bot_sdk_support import running
 from tests.outside_bot import OutsideBot
 from tests.service.service_support import OPERATOR, bearer, operator
 from tests.workers.crashes import wait_for
-from workers.config import Config
-from workers.store import Store
 
 
 class Raising(Bot):

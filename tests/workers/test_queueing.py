@@ -15,22 +15,21 @@ from rq.exceptions import StopRequested
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
-from referee import Rules
-from replays.log import TimeControl
-from workers.config import Config
-from workers.failures import REASON_CHARS, failure_reason, settle_failed_matches
-from workers.queueing import (
+from arena.config import Config
+from arena.failures import REASON_CHARS, failure_reason, settle_failed_matches
+from arena.queue import (
     MATCH_JOB_TIMEOUT_S,
     MATCH_RETRIES,
     RUN_MATCH,
-    ArenaWorker,
     enqueue_match,
-    make_worker,
     match_job_id,
     release_parked_match_jobs,
 )
-from workers.records import Format, MatchStatus, TournamentSpec, TournamentStatus
-from workers.store import Store
+from arena.records import Format, MatchStatus, TournamentSpec, TournamentStatus
+from arena.store import Store
+from referee import Rules
+from replays.log import TimeControl
+from workers.worker import ArenaWorker, make_worker
 
 SEATS = ["bot_a", "bot_b", "bot_c", "house:easy"]
 

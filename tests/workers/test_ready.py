@@ -9,10 +9,10 @@ from typing import Any
 
 from rq import Worker
 
+from arena.config import Config
+from arena.store import Store
 from service import create_app
 from tests.workers.crashes import sigkill, wait_for
-from workers.config import Config
-from workers.store import Store
 
 
 def test_ready_counts_only_live_workers(

@@ -15,6 +15,11 @@ from typing import Any
 import pytest
 from rq.job import Job
 
+from arena.config import Config
+from arena.queue import MATCH_RETRIES, match_job_id
+from arena.records import MatchStatus
+from arena.redis_server import RedisProcess, start_redis
+from arena.store import Store
 from tests.workers.conftest import arena_config
 from tests.workers.crashes import children, crash_config, recovery_bound_s, sigkill, wait_for
 from tests.workers.test_worker_tournaments import (
@@ -26,11 +31,6 @@ from tests.workers.test_worker_tournaments import (
     _register,
     _start,
 )
-from workers.config import Config
-from workers.queueing import MATCH_RETRIES, match_job_id
-from workers.records import MatchStatus
-from workers.redis_server import RedisProcess, start_redis
-from workers.store import Store
 
 
 class Servers:

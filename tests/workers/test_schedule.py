@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from workers.schedule import entrants, pair_counts, plan, round_robin
+from arena.pairing import entrants, pair_counts, plan, round_robin
 
 
 def _players(n: int) -> list[str]:

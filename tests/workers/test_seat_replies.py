@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 import pytest
 import requests
 
+from arena.http_seat import NOTICE_TIMEOUT_S, HttpSeat
+from arena.match import Reply
+from arena.transport import DeadlineError, TooLargeError
 from bot_sdk.protocol import DecisionRequest, Status, body_sha256, decision_request, encode
 from referee import Play
 from referee.cards import parse_card
 from replays.log import SeatInfo
 from tests.bot_sdk.bot_sdk_support import play_obs
-from workers.bot_client import NOTICE_TIMEOUT_S, HttpSeat
-from workers.bot_http import DeadlineError, TooLargeError
-from workers.match import Reply
 
 OBS = play_obs()  # seat 2 leads, holding 3C 9C AC TD AD 3H 5H 9H 2S 5S 6S 9S AS
 ASKED = {"match_id": "m1", "decision_id": "d1", "time_limit_ms": 300, "time_bank_ms": 1200}

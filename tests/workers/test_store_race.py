@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import redis
 
+from arena.config import Config
+from arena.records import Format, TournamentSpec, TournamentStatus
+from arena.store import Store
 from referee import Rules
 from replays.log import TimeControl
 from tests.service.service_support import sealed_log
-from workers.config import Config
-from workers.records import Format, TournamentSpec, TournamentStatus
-from workers.store import Store
 
 BOTS = ["bot_a", "bot_b", "bot_c", "house:easy"]
 

@@ -12,7 +12,12 @@ from contextlib import ExitStack
 from typing import Any, ClassVar
 
 import pytest
+from rq import Queue
 
+from arena.config import Config
+from arena.queue import enqueue_tournament
+from arena.records import Format, MatchStatus, TournamentSpec, TournamentStatus
+from arena.store import Store
 from bot_sdk import Bot
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
@@ -21,14 +26,10 @@ from replays.integrity import check, key_id_of, private_key_from_pem, unpack
 from replays.log import TimeControl
 from replays.upgrade import read_log
 from replays.verify import verify
-from service.jobs import enqueue_tournament
 from tests.bot_sdk.bot_sdk_support import running
 from tests.reliability.accounting import account
 from tests.reliability.figures import record
 from tests.workers.crashes import wait_for
-from workers.config import Config
-from workers.records import Format, MatchStatus, TournamentSpec, TournamentStatus
-from workers.store import Store
 
 
 class Deliberate(Bot):
@@ -66,7 +67,7 @@ def _start(config: Config, store: Store, participants: list[str], **changes: Any
     store.move_tournament(
         tournament_id, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED]
     )
-    enqueue_tournament(store.redis, config.queue_name, tournament_id)
+    enqueue_tournament(Queue(config.queue_name, connection=store.redis), tournament_id)
     return tournament_id
 
 

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from arena.http_seat import HttpSeat
+from arena.match import InProcessSeat, play_match
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Game, Rules
 from replays.deals import DealSource
 from replays.log import MatchLog, SeatInfo, TimeControl
-from workers.bot_client import HttpSeat
-from workers.match import InProcessSeat, play_match
 
 RULES = Rules.with_variants("no_exposure", fixed_hands=1)
 """One hand, play decisions only: every request to seat 0 is a play."""

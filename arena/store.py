@@ -61,12 +61,8 @@ import redis
 from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from referee import Rules
-from replays.deals import DealScheme, DealSource, commitment_of, draw_secret
-from replays.integrity import generate_key, pack, private_key_from_pem, private_key_pem
-from replays.log import DecisionRecord, MatchLog, TimeControl
-from workers.records import (
-    Bot,
+from arena.errors import NameTakenError, NotFoundError, StaleVersionError, WrongStateError
+from arena.records import (
     BotFault,
     BotStatus,
     Embargo,
@@ -79,13 +75,14 @@ from workers.records import (
     Page,
     Rating,
     RatingPoint,
+    RegisteredBot,
     Schedule,
     Standing,
     Tournament,
     TournamentSpec,
     TournamentStatus,
 )
-from workers.results import (
+from arena.results import (
     add_to_standing,
     faults_of,
     is_rated,
@@ -94,6 +91,10 @@ from workers.results import (
     ranked,
     rate,
 )
+from referee import Rules
+from replays.deals import DealScheme, DealSource, commitment_of, draw_secret
+from replays.integrity import generate_key, pack, private_key_from_pem, private_key_pem
+from replays.log import DecisionRecord, MatchLog, TimeControl
 
 Clock = Callable[[], float]
 
@@ -176,26 +177,6 @@ def _play_moves(game_id: str) -> str:
     return f"gz:play:{game_id}:moves"
 
 
-class StoreError(Exception):
-    """A request the stored state does not allow; the message says why."""
-
-
-class NameTaken(StoreError):  # noqa: N818 - reads as a state, like the others
-    pass
-
-
-class NotFound(StoreError):  # noqa: N818
-    pass
-
-
-class WrongState(StoreError):  # noqa: N818
-    """A transition from a state that does not allow it (resuming a retired bot, …)."""
-
-
-class StaleVersion(StoreError):  # noqa: N818
-    """A write based on a version of a human game that another request has changed since."""
-
-
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(6)}"
 
@@ -253,7 +234,7 @@ class Store:
         version: str,
         secret: str,
         status: BotStatus = BotStatus.ACTIVE,
-    ) -> tuple[Bot, str]:
+    ) -> tuple[RegisteredBot, str]:
         """Store a new bot that signs with ``secret`` (registration stores it ``pending``);
         returns it and its management token (the only time the token exists in clear). The
         name is reserved and the bot written in one transaction: a registration that fails
@@ -261,14 +242,14 @@ class Store:
         bot_id = new_id("bot")
         token = f"gzt_{secrets.token_urlsafe(32)}"
         now = self._now()
-        bot = Bot(bot_id, name, endpoint, description, contact, status, version, now, now)
+        bot = RegisteredBot(bot_id, name, endpoint, description, contact, status, version, now, now)
         fields = {**_bot_fields(bot), "token_sha256": hash_token(token)}
         fields["secret"] = self._encrypt(secret).decode()
         seq = self._seq()
 
         def register(pipe: Any) -> None:
             if pipe.hexists(_BOT_NAMES, name.casefold()):
-                raise NameTaken(f"the name {name!r} is taken: choose another")
+                raise NameTakenError(f"the name {name!r} is taken: choose another", field="name")
             pipe.multi()
             pipe.hset(_BOT_NAMES, name.casefold(), bot_id)
             pipe.hset(_bot(bot_id), mapping=fields)
@@ -278,11 +259,11 @@ class Store:
         self.redis.transaction(register, _BOT_NAMES)
         return bot, token
 
-    def get_bot(self, bot_id: str) -> Bot | None:
+    def get_bot(self, bot_id: str) -> RegisteredBot | None:
         raw = _strings(self.redis.hgetall(_bot(bot_id)))
         return _bot_from(raw) if raw else None
 
-    def get_bots(self, bot_ids: Iterable[str]) -> dict[str, Bot]:
+    def get_bots(self, bot_ids: Iterable[str]) -> dict[str, RegisteredBot]:
         """The stored bots among ``bot_ids``, by id, in the order given (one round trip)."""
         ids = list(dict.fromkeys(bot_ids))
         found = {}
@@ -298,7 +279,7 @@ class Store:
             pipe.hgetall(key)
         return [_strings(raw) for raw in pipe.execute()]
 
-    def list_bots(self, *, page: int, per_page: int) -> Page[Bot]:
+    def list_bots(self, *, page: int, per_page: int) -> Page[RegisteredBot]:
         ids, total = self._page(_BOTS, page, per_page)
         return Page(list(self.get_bots(ids).values()), total, page, per_page)
 
@@ -313,7 +294,7 @@ class Store:
             return None
         return bot_id.decode()
 
-    def update_bot(self, bot_id: str, **changes: str | bool) -> Bot:
+    def update_bot(self, bot_id: str, **changes: str | bool) -> RegisteredBot:
         """Change ``endpoint``, ``description``, ``contact``, ``version`` or
         ``allow_human_games`` of a bot that is not retired."""
         bot = self._changeable(bot_id)
@@ -327,7 +308,7 @@ class Store:
         pipe.execute()
         return updated
 
-    def endpoint_verified(self, bot_id: str, version: str) -> Bot:
+    def endpoint_verified(self, bot_id: str, version: str) -> RegisteredBot:
         """The bot answered a signed ``hello`` as ``version``: a pending bot becomes active."""
         bot = self._changeable(bot_id)
         status = BotStatus.ACTIVE if bot.status is BotStatus.PENDING else bot.status
@@ -335,7 +316,7 @@ class Store:
         self.redis.hset(_bot(bot_id), mapping=_bot_fields(updated))
         return updated
 
-    def human_game_bots(self) -> list[Bot]:
+    def human_game_bots(self) -> list[RegisteredBot]:
         """The active bots whose owners allow human games, by name."""
         found = self.get_bots(sorted(_strings_list(self.redis.smembers(_HUMAN_BOTS))))
         playing = [
@@ -343,18 +324,18 @@ class Store:
         ]
         return sorted(playing, key=lambda b: b.name.casefold())
 
-    def set_bot_status(self, bot_id: str, status: BotStatus) -> Bot:
+    def set_bot_status(self, bot_id: str, status: BotStatus) -> RegisteredBot:
         bot = self._changeable(bot_id)
         updated = replace(bot, status=status, updated_at=self._now())
         self.redis.hset(_bot(bot_id), mapping=_bot_fields(updated))
         return updated
 
-    def _changeable(self, bot_id: str) -> Bot:
+    def _changeable(self, bot_id: str) -> RegisteredBot:
         bot = self.get_bot(bot_id)
         if bot is None:
-            raise NotFound(f"no bot {bot_id!r}")
+            raise NotFoundError(f"there is no bot {bot_id}")
         if bot.status is BotStatus.RETIRED:
-            raise WrongState(f"bot {bot_id} is retired: a retired bot cannot be changed")
+            raise WrongStateError(f"bot {bot_id} is retired: a retired bot cannot be changed")
         return bot
 
     def rotate_secret(self, bot_id: str, secret: str, *, grace_s: float) -> None:
@@ -379,7 +360,7 @@ class Store:
         raw = self.redis.hmget(_bot(bot_id), ["secret", "previous_secret", "previous_until"])
         current, previous, until = raw
         if current is None:
-            raise NotFound(f"no bot {bot_id!r}")
+            raise NotFoundError(f"there is no bot {bot_id}")
         result = [self._fernet.decrypt(current).decode()]
         if previous is not None and until is not None and float(until) > self._clock():
             result.append(self._fernet.decrypt(previous).decode())
@@ -418,7 +399,7 @@ class Store:
         tournament is over."""
         stored = self.redis.hget(_tournament(tournament_id), "deal_secret")
         if stored is None:
-            raise NotFound(f"tournament {tournament_id!r} has no deal secret")
+            raise NotFoundError(f"tournament {tournament_id!r} has no deal secret")
         return self._fernet.decrypt(stored)
 
     def revealed_secret(self, tournament: Tournament) -> bytes | None:
@@ -467,10 +448,10 @@ class Store:
                     pipe.watch(key)
                     status = pipe.hget(key, "status")
                     if status is None:
-                        raise NotFound(f"no tournament {tournament_id!r}")
+                        raise NotFoundError(f"there is no tournament {tournament_id}")
                     current = TournamentStatus(status.decode())
                     if current not in allowed_from:
-                        raise WrongState(
+                        raise WrongStateError(
                             f"tournament {tournament_id} is {current.value}; it can be "
                             f"{to.value} only when {' or '.join(s.value for s in allowed_from)}"
                         )
@@ -839,7 +820,7 @@ class Store:
 
     def save_human_game(self, game: HumanGame, new_moves: Sequence[DecisionRecord]) -> HumanGame:
         """Store ``game`` with ``new_moves`` appended, if the stored version is still
-        ``game.version``; else raise :class:`StaleVersion`, changing nothing."""
+        ``game.version``; else raise :class:`StaleVersionError`, changing nothing."""
         key = _play(game.id)
         saved = replace(game, version=game.version + 1, moves=(*game.moves, *new_moves))
         with self.redis.pipeline() as pipe:
@@ -847,9 +828,9 @@ class Store:
                 pipe.watch(key)
                 version = pipe.hget(key, "version")
                 if version is None:
-                    raise NotFound(f"there is no game {game.id}")
+                    raise NotFoundError(f"there is no game {game.id}")
                 if int(version) != game.version:
-                    raise StaleVersion(
+                    raise StaleVersionError(
                         f"game {game.id} has changed since version {game.version} "
                         f"(it is at {int(version)}): reload it"
                     )
@@ -857,7 +838,7 @@ class Store:
                 self._write_human_game(pipe, saved, new_moves)
                 pipe.execute()
             except redis.WatchError:
-                raise StaleVersion(
+                raise StaleVersionError(
                     f"game {game.id} changed while this move was made: reload it"
                 ) from None
         return saved
@@ -911,7 +892,7 @@ def _strings_list(raw: Iterable[bytes]) -> list[str]:
     return [v.decode() for v in raw]
 
 
-def _bot_fields(bot: Bot) -> dict[str, str]:
+def _bot_fields(bot: RegisteredBot) -> dict[str, str]:
     return {
         "id": bot.id,
         "name": bot.name,
@@ -926,8 +907,8 @@ def _bot_fields(bot: Bot) -> dict[str, str]:
     }
 
 
-def _bot_from(raw: Mapping[str, str]) -> Bot:
-    return Bot(
+def _bot_from(raw: Mapping[str, str]) -> RegisteredBot:
+    return RegisteredBot(
         id=raw["id"],
         name=raw["name"],
         endpoint=raw["endpoint"],

@@ -1,6 +1,6 @@
 """Which network addresses the arena may call: global unicast only, unless private endpoints are
 allowed for development. The service checks a bot's URL with this at registration
-(``service.endpoints``); the bot transport (``workers.bot_http``) checks every address a host
+(``service.endpoints``); the bot transport (``arena.transport``) checks every address a host
 resolves to before it connects, and connects only to an address it checked, so a host
 re-resolving to a private address (DNS rebinding) never gets a connection either.
 
@@ -11,7 +11,7 @@ False
 >>> ensure_public("bot.example", ["93.184.216.34", "10.0.0.1"])
 Traceback (most recent call last):
 ...
-workers.addresses.PrivateAddressError: the host 'bot.example' resolves to 10.0.0.1, a private, ...
+arena.addresses.PrivateAddressError: the host 'bot.example' resolves to 10.0.0.1, a private, ...
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the arena stores, as plain dataclasses: bots, tournaments, matches, standings, ratings.
 
-:mod:`workers.store` turns them into Redis keys and back; the service turns them into JSON at
+:mod:`arena.store` turns them into Redis keys and back; the service turns them into JSON at
 its edge. Nothing here does I/O.
 """
 
@@ -15,7 +15,7 @@ from referee import Rules
 from replays.deals import DealSource
 from replays.log import DecisionRecord, TimeControl
 
-HOUSE_BOTS = ("house:easy", "house:normal", "house:hard")
+HOUSE_PARTICIPANTS = ("house:easy", "house:normal", "house:hard")
 """Participants played in-process by the workers; every other participant is a registered bot."""
 
 
@@ -24,7 +24,7 @@ def house_level(participant: str) -> str:
     return participant.split(":", 1)[1]
 
 
-HOUSE_LEVELS = tuple(house_level(p) for p in HOUSE_BOTS)
+HOUSE_LEVELS = tuple(house_level(p) for p in HOUSE_PARTICIPANTS)
 """The house bots' levels, easiest first."""
 
 T = TypeVar("T")
@@ -69,7 +69,7 @@ class MatchStatus(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Bot:
+class RegisteredBot:
     id: str
     name: str
     endpoint: str
@@ -287,7 +287,7 @@ class HumanGame:
     """A person's match against three computers, played one request at a time.
 
     Only the settings and the decisions so far are stored: the referee's game is rebuilt by
-    replaying ``moves`` (see :mod:`workers.human`). ``version`` counts the writes, so that two
+    replaying ``moves`` (see :mod:`arena.human`). ``version`` counts the writes, so that two
     tabs cannot both apply a move to the same state.
     """
 

@@ -1,9 +1,9 @@
 """Match jobs that failed for good: their matches are marked failed, with the reason.
 
 A match job that raises, or whose work horse dies, is run again up to
-:data:`~workers.queueing.MATCH_RETRIES` times; after that rq leaves it in its failed registry,
+:data:`~arena.queue.MATCH_RETRIES` times; after that rq leaves it in its failed registry,
 whichever way it failed (an exception in the horse, a horse killed, a job abandoned by a dead
-worker). The workers' registry sweep (:class:`~workers.queueing.ArenaWorker`) then calls
+worker). The workers' registry sweep (:class:`~workers.worker.ArenaWorker`) then calls
 :func:`settle_failed_matches`, which marks each such match failed with the last line of rq's
 error, so that its tournament can end as ``done_with_failures`` instead of staying ``running``.
 """
@@ -15,8 +15,8 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.registry import FailedJobRegistry
 
-from workers.records import MatchStatus
-from workers.store import Store
+from arena.records import MatchStatus
+from arena.store import Store
 
 MATCH_JOB_PREFIX = "match-"
 REASON_CHARS = 500

@@ -1,7 +1,7 @@
 """The arena's configuration: one object, read from the environment in exactly one place.
 
 When the environment does not name the arena's Redis (``REDIS_URL``), the settings file that
-``gongzhu run`` wrote in the data directory does (:mod:`workers.settings`); with neither, there
+``gongzhu run`` wrote in the data directory does (:mod:`arena.settings`); with neither, there
 is no arena to run against and :meth:`Config.from_environment` says so: it never guesses.
 
 The service and the workers both receive a :class:`Config` (the app factory takes one); nothing
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers.settings import NoArenaError, arena_environment
+from arena.settings import NoArenaError, arena_environment
 
 DEFAULT_QUEUE = "arena"
 DEFAULT_REGISTER_LIMIT = "10 per hour"

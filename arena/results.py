@@ -1,7 +1,7 @@
 """The arithmetic of results: a tournament standing and the ladder (openskill's Plackett-Luce
 model over a match's final places).
 
-Pure functions; :meth:`workers.store.Store.record_result` reads and writes what they compute.
+Pure functions; :meth:`arena.store.Store.record_result` reads and writes what they compute.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from dataclasses import replace
 
 from openskill.models import PlackettLuce
 
+from arena.records import BotFault, Rating, Standing
 from bot_sdk.protocol import Status, is_fallback_note
 from referee import Play
 from replays.log import MatchLog
-from workers.records import BotFault, Rating, Standing
 
 MODEL = PlackettLuce()
 DEFAULT_MU: float = MODEL.mu

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from arena.match import SeatPlayer, decide
+from arena.matches import seat_info
+from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS, HumanGame, RegisteredBot
 from bot_sdk.protocol import decision_id
 from referee import AnyMove, CardSet, Decision, Game, Phase, Play, card_name
 from replays.faults import FaultBook
 from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
 from replays.recorder import MatchRecorder
-from workers.jobs import seat_info
-from workers.match import SeatPlayer, decide
-from workers.records import HOUSE_BOTS, HOUSE_LEVELS, Bot, HumanGame
 
 HUMAN = "human"
 """The participant id of the person's seat in a human game's log."""
@@ -33,7 +33,7 @@ PlayerFor = Callable[[int, str], SeatPlayer]
 """Builds the player of a computer seat from its seat and participant id."""
 
 
-class NotYourTurn(ValueError):  # noqa: N818 - reads as the refusal it is
+class NotYourTurnError(ValueError):
     """A move from the person when the game does not wait for one (or waits for Next hand):
     the table's refusal, in words for the person, before the referee is asked."""
 
@@ -58,13 +58,13 @@ def participant_at(game: HumanGame, seat: int, hand: int) -> str:
     """Who plays a computer seat in ``hand``: its opponent, a house bot at the difficulty of
     the latest change that applies from ``hand`` on."""
     participant = game.opponents[(seat - game.seat) % 4 - 1]
-    if participant not in HOUSE_BOTS:
+    if participant not in HOUSE_PARTICIPANTS:
         return participant
     levels = [level for from_hand, level in game.level_changes if from_hand <= hand]
     return f"house:{levels[-1]}" if levels else participant
 
 
-def seat_infos(stored: HumanGame, bots: Mapping[str, Bot]) -> list[SeatInfo]:
+def seat_infos(stored: HumanGame, bots: Mapping[str, RegisteredBot]) -> list[SeatInfo]:
     """Who sits where in the log: the person, the house bots as chosen for the first hand (a
     later difficulty change is in the log's ``extra``), and the registered ``bots``."""
     infos = []
@@ -73,7 +73,7 @@ def seat_infos(stored: HumanGame, bots: Mapping[str, Bot]) -> list[SeatInfo]:
             infos.append(SeatInfo(seat, HUMAN, "Human player", kind="human"))
             continue
         participant = participant_at(stored, seat, 1)
-        bot = None if participant in HOUSE_BOTS else bots[participant]
+        bot = None if participant in HOUSE_PARTICIPANTS else bots[participant]
         infos.append(seat_info(seat, participant, bot))
     return infos
 
@@ -122,17 +122,17 @@ class HumanTable:
         return next((d for d in self.game.pending if d.seat == self.seat), None)
 
     def expecting(self) -> Decision:
-        """The person's pending decision, or :class:`NotYourTurn` saying what to do instead."""
+        """The person's pending decision, or :class:`NotYourTurnError` saying what to do instead."""
         decision = self.decision()
         if decision is None:
             if self.game.is_over():
-                raise NotYourTurn("the match is over")
+                raise NotYourTurnError("the match is over")
             waiting = "press Next hand first" if self.unseen_result else "wait for your turn"
-            raise NotYourTurn(f"the game is not waiting for your move: {waiting}")
+            raise NotYourTurnError(f"the game is not waiting for your move: {waiting}")
         return decision
 
     def play(self, move: AnyMove) -> None:
-        """Apply the person's move, or raise :class:`NotYourTurn` or
+        """Apply the person's move, or raise :class:`NotYourTurnError` or
         :class:`~referee.IllegalMoveError` with the referee's reason, changing nothing."""
         decision = self.expecting()
         record = DecisionRecord(self.seat, decision.kind, move, decision_id=self._ident())
@@ -142,15 +142,15 @@ class HumanTable:
     def next_hand(self) -> None:
         """The person has seen the last hand's result: the computers may play on."""
         if self.game.is_over():
-            raise NotYourTurn("the match is over: there is no next hand")
+            raise NotYourTurnError("the match is over: there is no next hand")
         if not self.unseen_result:
-            raise NotYourTurn("there is no hand result waiting for Next hand")
+            raise NotYourTurnError("there is no hand result waiting for Next hand")
         self.stored = replace(self.stored, acknowledged=self.stored.acknowledged + 1)
 
     def change_level(self, level: str) -> None:
         """The house bots play at ``level`` from the person's next hand on."""
         if self.game.is_over():
-            raise NotYourTurn("the match is over: there is no next hand")
+            raise NotYourTurnError("the match is over: there is no next hand")
         if level not in HOUSE_LEVELS:
             raise ValueError(f"no difficulty {level!r}; choose one of {', '.join(HOUSE_LEVELS)}")
         change = (self.stored.acknowledged + 2, level)

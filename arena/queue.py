@@ -1,4 +1,5 @@
-"""The arena's RQ setup: the worker, and how match jobs are queued so that a crash is recovered.
+"""The arena's RQ queue: what the use cases hand to the workers (jobs are named by import path
+and take ids only), and how match jobs are queued so that a crash is recovered.
 
 A match job is queued with retries and **no retry interval**: rq puts a retried job straight
 back on the queue, in the same transaction that notes the failure. (A retry with an interval
@@ -14,28 +15,28 @@ not run, would ever move it back.) So:
   finds the job abandoned and queues it again.
 
 Either way the match is played again from its deals (the same cards) and
-:meth:`~workers.store.Store.record_result` counts it once. With the defaults (heartbeat every
+:meth:`~arena.store.Store.record_result` counts it once. With the defaults (heartbeat every
 15 s, abandoned 60 s after it is due, sweeps every 30 s) a dead worker's match is queued again
 within 15 + 60 + 30 = 105 s. A job that has used up its retries is left in rq's failed
-registry; the sweep then marks its match failed (:mod:`workers.failures`). The sweep also
+registry; the sweep then marks its match failed (:mod:`arena.failures`). The sweep also
 queues again any match job an older arena parked in rq's scheduled registry
 (:func:`release_parked_match_jobs`). docs/OPERATIONS.md explains each setting.
 """
 
 from __future__ import annotations
 
-from types import FrameType
-from typing import Any
+import contextlib
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 
-import redis
 from rq import Queue, Retry, Worker
+from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
-from workers.config import Config
-from workers.failures import MATCH_JOB_PREFIX, settle_failed_matches
-from workers.store import Store
+from arena.failures import MATCH_JOB_PREFIX
 
+RUN_TOURNAMENT = "workers.jobs.run_tournament"
 RUN_MATCH = "workers.jobs.run_match"
 MATCH_JOB_TIMEOUT_S = 3 * 3600
 """A match job is stopped after 3 hours: far beyond any match under the time rules."""
@@ -81,46 +82,43 @@ def release_parked_match_jobs(queue: Queue) -> list[str]:
     return job_ids
 
 
-class ArenaWorker(Worker):
-    """rq's worker with the abandoned-job grace configurable (rq fixes it at 60 s), whose
-    registry sweep also marks failed the matches whose jobs failed for good."""
-
-    def __init__(
-        self, *args: Any, store: Store, abandoned_after_s: int = 60, **kwargs: Any
-    ) -> None:
-        super().__init__(*args, **kwargs)
-        self.store = store
-        self.abandoned_after_s = abandoned_after_s
-        self.stop_signalled = False
-        """SIGTERM or SIGINT arrived: the work loop ended on request, not because Redis went
-        away (``python -m workers worker`` starts a new loop only in that second case)."""
-
-    def request_stop(self, signum: int, frame: FrameType | None) -> None:
-        self.stop_signalled = True
-        super().request_stop(signum, frame)
-
-    def clean_registries(self) -> None:
-        super().clean_registries()  # abandoned jobs are retried, or failed when out of retries
-        for queue in self.queues:
-            for job_id in release_parked_match_jobs(queue):
-                self.log.warning("job %s was parked in the scheduled registry: queued", job_id)
-            for match_id in settle_failed_matches(queue, self.store):
-                self.log.warning("match %s failed for good: marked failed", match_id)
-
-    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
-        beat = self.job_monitoring_interval
-        if job.timeout and job.timeout > 0:
-            beat = min(job.timeout - working_time, beat)
-        return int(beat) + self.abandoned_after_s
+def tournament_job_id(tournament_id: str) -> str:
+    return f"tournament-{tournament_id}"
 
 
-def make_worker(config: Config, connection: redis.Redis) -> ArenaWorker:
-    return ArenaWorker(
-        [Queue(config.queue_name, connection=connection)],
-        connection=connection,
-        worker_ttl=config.worker_ttl_s,
-        job_monitoring_interval=config.job_heartbeat_s,
-        maintenance_interval=config.maintenance_interval_s,
-        abandoned_after_s=config.abandoned_after_s,
-        store=Store(connection, config.secret_key),
-    )
+def enqueue_tournament(queue: Queue, tournament_id: str) -> str:
+    """Queue the job that plays the tournament; returns the job's id."""
+    job = queue.enqueue(RUN_TOURNAMENT, tournament_id, job_id=tournament_job_id(tournament_id))
+    return str(job.id)
+
+
+def cancel_tournament_job(queue: Queue, tournament_id: str) -> None:
+    """Take the tournament's job off the queue if it has not started (a running job sees the
+    tournament's cancelled status and stops)."""
+    try:
+        job = Job.fetch(tournament_job_id(tournament_id), connection=queue.connection)
+    except NoSuchJobError:
+        return
+    if job.get_status() in {"queued", "scheduled", "deferred"}:
+        job.cancel()
+
+
+def requeue_matches(queue: Queue, match_ids: Iterable[str]) -> None:
+    """Queue the matches' jobs afresh, each with all its retries (the failed job is deleted,
+    which takes it off rq's failed registry)."""
+    for match_id in match_ids:
+        with contextlib.suppress(NoSuchJobError):
+            Job.fetch(match_job_id(match_id), connection=queue.connection).delete()
+        enqueue_match(queue, match_id)
+
+
+def workers_and_depth(queue: Queue, *, live_within_s: int) -> tuple[int, int]:
+    """The RQ workers of ``queue`` that are alive, and the jobs waiting on it.
+
+    A worker is alive if its last heartbeat is at most ``live_within_s`` old (the workers'
+    ``worker_ttl_s``: an idle worker beats every ``worker_ttl_s - 15`` s, a busy one every
+    ``job_heartbeat_s``). rq keeps a killed worker's key for ``worker_ttl_s + 60`` s after its
+    last beat, so its mere presence says nothing."""
+    cutoff = datetime.now(UTC) - timedelta(seconds=live_within_s)
+    beats = [w.last_heartbeat for w in Worker.all(queue=queue)]
+    return sum(1 for beat in beats if beat is not None and beat >= cutoff), queue.count

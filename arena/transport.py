@@ -10,10 +10,10 @@ connection that fails before any answer arrives (the bot closed the connection b
 requests: a stale connection) is sent once more, on a new connection, within what is left of
 the same deadline (docs/PROTOCOL.md, "Transport"). Unless private endpoints are
 allowed, every new connection resolves the host, refuses if any address is not public
-(``workers.addresses``), and connects only to an address it checked: no TCP connection is ever
+(``arena.addresses``), and connects only to an address it checked: no TCP connection is ever
 opened to a private address, whatever the name re-resolves to (DNS rebinding).
 
-Match seats (``workers.bot_client.HttpSeat``) and the endpoint check (:func:`handshake`, used by
+Match seats (``arena.http_seat.HttpSeat``) and the endpoint check (:func:`handshake`, used by
 the service) both go through this module, so the handshake is the same request, under the same
 limits, with the same error messages, wherever it is sent.
 """
@@ -34,6 +34,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
 from urllib3.util.connection import allowed_gai_family
 
+from arena.addresses import PrivateAddressError, ensure_public
 from bot_sdk.protocol import (
     AnswerError,
     BotInfo,
@@ -43,7 +44,6 @@ from bot_sdk.protocol import (
     parse_hello_answer,
 )
 from bot_sdk.signing import sign
-from workers.addresses import PrivateAddressError, ensure_public
 
 MAX_ANSWER_BYTES = 64 * 1024
 """A larger answer is refused: an answer is a few dozen bytes."""

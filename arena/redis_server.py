@@ -19,7 +19,7 @@ from pathlib import Path
 
 import redis
 
-from workers.settings import write_private
+from arena.settings import write_private
 
 START_TIMEOUT_S = 10.0
 

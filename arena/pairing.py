@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from workers.records import HOUSE_BOTS
+from arena.records import HOUSE_PARTICIPANTS
 
 SEATS = 4
 STEPS_PER_PLAYER = 2000
@@ -78,7 +78,7 @@ def entrants(participants: Sequence[str]) -> list[str]:
     filled = list(dict.fromkeys(participants))
     spare = [h for h in ("house:normal", "house:easy", "house:hard") if h not in filled]
     while len(filled) < SEATS:
-        filled.append(spare.pop(0) if spare else HOUSE_BOTS[1])
+        filled.append(spare.pop(0) if spare else HOUSE_PARTICIPANTS[1])
     return filled
 
 

@@ -1,14 +1,14 @@
 """The bot doctor: probe an endpoint the way the arena will call it, and say what is wrong.
 
-Everything goes through the arena's own client (:class:`~workers.bot_http.BotTransport`,
-:class:`~workers.bot_client.HttpSeat`) and signing, so a bot that passes here behaves in the
+Everything goes through the arena's own client (:class:`~arena.transport.BotTransport`,
+:class:`~arena.http_seat.HttpSeat`) and signing, so a bot that passes here behaves in the
 arena. The checks, in order:
 
 1. ``hello``: the signed handshake is answered with the protocol, a name and a version.
 2. ``bad signature``: a request signed with another secret is refused with ``401``.
 3. ``stale timestamp``: a request correctly signed but 10 minutes old is refused with ``401``.
 4. ``decisions``: one hand of each rules profile of :data:`PROFILES`, the bot in all four
-   seats (as :func:`workers.match.play_match` plays it, notifications included): every pass,
+   seats (as :func:`arena.match.play_match` plays it, notifications included): every pass,
    expose and play answered legally within the time limit, and never with the bot's own
    fallback (a ``fallback:`` note). Probing stops after the first profile with a problem.
 5. ``repeated decision``: the same decision sent three times, with one ``decision_id``, gets
@@ -33,6 +33,9 @@ from typing import Any
 
 import requests
 
+from arena.http_seat import HttpSeat
+from arena.match import play_match
+from arena.transport import BotTransport, DeadlineError, HelloError, TooLargeError, excerpt
 from bot_sdk.protocol import (
     AnswerError,
     DecisionRequest,
@@ -46,9 +49,6 @@ from bot_sdk.protocol import (
 from referee import Game, Rules
 from replays.deals import DealSource
 from replays.log import DecisionRecord, SeatInfo, TimeControl
-from workers.bot_client import HttpSeat
-from workers.bot_http import BotTransport, DeadlineError, HelloError, TooLargeError, excerpt
-from workers.match import play_match
 
 PROFILES: dict[str, Rules] = {
     "standard": Rules(fixed_hands=1),

@@ -1,12 +1,12 @@
 """Asking a registered bot over HTTP during a match: :class:`HttpSeat`, a match seat player.
 
 Every decision is one signed POST of the canonical request body (``bot_sdk.protocol``) over the
-seat's :class:`~workers.bot_http.BotTransport`: a total deadline (the decision's limit plus what
+seat's :class:`~arena.transport.BotTransport`: a total deadline (the decision's limit plus what
 is left of the seat's time bank), a size cap, no redirects, one kept-alive connection for the
 match, and no connection at all to a private address (unless private endpoints are allowed).
 
-Whatever goes wrong becomes a :class:`~workers.match.Reply` with its :class:`Status` and a
-fault message the bot's author can act on; :func:`workers.match.play_match` applies the fallback.
+Whatever goes wrong becomes a :class:`~arena.match.Reply` with its :class:`Status` and a
+fault message the bot's author can act on; :func:`arena.match.play_match` applies the fallback.
 """
 
 from __future__ import annotations
@@ -16,6 +16,17 @@ from collections.abc import Sequence
 
 import requests
 
+from arena.match import Reply
+from arena.transport import (
+    MAX_ANSWER_BYTES,
+    BotTransport,
+    Clock,
+    DeadlineError,
+    HelloError,
+    TooLargeError,
+    connection_reason,
+    excerpt,
+)
 from bot_sdk.protocol import (
     AnswerError,
     BotInfo,
@@ -32,17 +43,6 @@ from bot_sdk.protocol import (
 )
 from referee import HandResult, Observation, Outcome, Rules
 from replays.log import SeatInfo
-from workers.bot_http import (
-    MAX_ANSWER_BYTES,
-    BotTransport,
-    Clock,
-    DeadlineError,
-    HelloError,
-    TooLargeError,
-    connection_reason,
-    excerpt,
-)
-from workers.match import Reply
 
 __all__ = ["MAX_ANSWER_BYTES", "NOTICE_TIMEOUT_S", "HelloError", "HttpSeat"]
 

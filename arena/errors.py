@@ -1,0 +1,61 @@
+"""What the arena refuses, by kind; the message always says why, in words a person can act on.
+
+The web answers each kind with one status (``service/errors.py`` maps them in one place); the
+workers log them. ``UNAVAILABLE`` names the store's "try again later" errors, so that no layer
+above the store needs to know that it is Redis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import redis
+
+UNAVAILABLE: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
+"""The store is down or restarting (``BusyLoadingError`` is a ``ConnectionError``)."""
+
+
+class ArenaError(Exception):
+    """A request the arena's state does not allow. ``field`` names the input at fault, if one
+    is; ``code`` is a short machine-readable word for the kind (``conflict``,
+    ``handshake_failed``); ``errors`` lists several problems by field."""
+
+    code: str | None = None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        code: str | None = None,
+        errors: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        if code is not None:
+            self.code = code
+        self.errors = {k: list(v) for k, v in (errors or {}).items()}
+
+
+class NotFoundError(ArenaError):
+    """There is no such bot, tournament, match or game."""
+
+
+class NameTakenError(ArenaError):
+    """Another bot has that name."""
+
+    code = "conflict"
+
+
+class WrongStateError(ArenaError):
+    """A transition from a state that does not allow it (resuming a retired bot, …)."""
+
+
+class StaleVersionError(ArenaError):
+    """A write based on a version of a human game that another request has changed since."""
+
+
+class InvalidError(ArenaError):
+    """Input that is well-formed but that the arena cannot act on (an unknown participant, an
+    endpoint that does not answer)."""
