@@ -11,117 +11,44 @@ else reads ``os.environ``. docs/OPERATIONS.md lists every variable with its defa
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TypeVar
 
 from arena.settings import NoArenaError, arena_environment
 
-DEFAULT_QUEUE = "arena"
-DEFAULT_REGISTER_LIMIT = "10 per hour"
-DEFAULT_PLAY_LIMIT = "60 per hour"
-DEFAULT_SECRET_GRACE_S = 3600
+T = TypeVar("T")
+N = TypeVar("N", int, float)
 
 
-class ConfigError(ValueError):
-    """A configuration value that cannot be used, named with the variable that holds it."""
+def _text(env: Mapping[str, str], name: str, default: str) -> str:
+    return env.get(name, default)
 
 
-@dataclass(frozen=True)
-class Config:
-    redis_url: str = ""
-    """Where the arena's data lives (``REDIS_URL``). Must run with append-only persistence."""
-    secret_key: str = ""
-    """A Fernet key (``GONGZHU_SECRET_KEY``) that encrypts the bots' signing secrets at rest."""
-    operator_token: str = ""
-    """The bearer token of the operator endpoints (``GONGZHU_OPERATOR_TOKEN``); empty: off."""
-    allow_private_endpoints: bool = False
-    """Accept bot endpoints on private, loopback or link-local addresses (development only)."""
-    register_limit: str = DEFAULT_REGISTER_LIMIT
-    """Registrations allowed per client address (flask-limiter syntax)."""
-    play_limit: str = DEFAULT_PLAY_LIMIT
-    """Human games a client address may start on the Play page (flask-limiter syntax)."""
-    replay_key_path: Path | None = None
-    """The arena's Ed25519 private key (PEM) that seals match logs."""
-    queue_name: str = DEFAULT_QUEUE
-    """The RQ queue tournament jobs go to."""
-    secret_grace_s: int = DEFAULT_SECRET_GRACE_S
-    """How long a rotated-out signing secret still signs requests (in-flight matches)."""
-    handshake_timeout_s: float = 5.0
-    """The whole time a registration's ``hello`` may take."""
-    endpoint_check_limit: str = "10 per minute"
-    """Endpoint changes (each a handshake) a bot's owner may make (flask-limiter syntax)."""
-    verify_limit: str = "60 per minute"
-    """Verifications of a match's log (``POST /api/matches/{id}/verify``) a client address may
-    ask for (flask-limiter syntax); the operator is not limited."""
-    breach_hold_s: float = 1.0
-    """How long a client over a rate limit waits for its ``429`` when the web process is
-    event-driven (gevent): a flood that does not back off then costs the arena a sleeping
-    greenlet per connection, not the CPU. 0: answer at once."""
-    handshakes_at_once: int = 8
-    """Endpoint handshakes (registrations and endpoint changes) one web process runs at once;
-    beyond that a request is answered 503 at once rather than wait."""
-    trust_proxy_headers: int = 0
-    """How many reverse proxies in front of the service set ``X-Forwarded-For``."""
-    worker_ttl_s: int = 45
-    """An idle worker's heartbeat lifetime; it also wakes up every ``worker_ttl_s - 15`` s."""
-    job_heartbeat_s: int = 15
-    """How often a busy worker renews its job's heartbeat (rq's job monitoring interval)."""
-    abandoned_after_s: int = 60
-    """A job whose heartbeat is this much overdue is abandoned (its worker died)."""
-    maintenance_interval_s: int = 30
-    """How often a worker sweeps the registries, retrying abandoned jobs."""
-
-    @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:
-        """The configuration in ``environ`` (default: this process's environment), completed
-        from the data directory's settings file when it has no ``REDIS_URL``."""
-        try:
-            env = arena_environment(
-                os.environ if environ is None else environ, configured_by="REDIS_URL"
-            )
-        except NoArenaError as error:
-            raise ConfigError(str(error)) from None
-        key_path = env.get("GONGZHU_REPLAY_KEY", "")
-        return cls(
-            redis_url=env["REDIS_URL"],
-            secret_key=env.get("GONGZHU_SECRET_KEY", ""),
-            operator_token=env.get("GONGZHU_OPERATOR_TOKEN", ""),
-            allow_private_endpoints=_flag(env, "GONGZHU_ALLOW_PRIVATE_ENDPOINTS"),
-            register_limit=env.get("GONGZHU_REGISTER_LIMIT", DEFAULT_REGISTER_LIMIT),
-            play_limit=env.get("GONGZHU_PLAY_LIMIT", DEFAULT_PLAY_LIMIT),
-            replay_key_path=Path(key_path) if key_path else None,
-            queue_name=env.get("GONGZHU_QUEUE", DEFAULT_QUEUE),
-            secret_grace_s=_number(env, "GONGZHU_SECRET_GRACE_S", DEFAULT_SECRET_GRACE_S),
-            handshake_timeout_s=float(_number(env, "GONGZHU_HANDSHAKE_TIMEOUT_S", 5)),
-            endpoint_check_limit=env.get("GONGZHU_ENDPOINT_CHECK_LIMIT", "10 per minute"),
-            verify_limit=env.get("GONGZHU_VERIFY_LIMIT", "60 per minute"),
-            breach_hold_s=_seconds(env, "GONGZHU_BREACH_HOLD_S", 1.0),
-            handshakes_at_once=_number(env, "GONGZHU_HANDSHAKES_AT_ONCE", 8),
-            trust_proxy_headers=_number(env, "GONGZHU_TRUSTED_PROXIES", 0),
-            worker_ttl_s=_number(env, "GONGZHU_WORKER_TTL_S", 45),
-            job_heartbeat_s=_number(env, "GONGZHU_JOB_HEARTBEAT_S", 15),
-            abandoned_after_s=_number(env, "GONGZHU_ABANDONED_AFTER_S", 60),
-            maintenance_interval_s=_number(env, "GONGZHU_MAINTENANCE_INTERVAL_S", 30),
-        )
+def _path(env: Mapping[str, str], name: str, default: Path | None) -> Path | None:
+    value = env.get(name, "")
+    return Path(value) if value else default
 
 
-def _flag(env: Mapping[str, str], name: str) -> bool:
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     value = env.get(name, "").strip().lower()
-    if value in {"", "0", "false", "no", "off"}:
+    if not value:
+        return default
+    if value in {"0", "false", "no", "off"}:
         return False
     if value in {"1", "true", "yes", "on"}:
         return True
     raise ConfigError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {value!r}")
 
 
-def _number(env: Mapping[str, str], name: str, default: int) -> int:
+def _number(env: Mapping[str, str], name: str, default: N) -> N:
     value = env.get(name, "").strip()
     if not value:
         return default
     if not value.isdigit():
         raise ConfigError(f"{name} must be a whole number ≥ 0, not {value!r}")
-    return int(value)
+    return type(default)(int(value))
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
@@ -135,3 +62,78 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if not 0 <= seconds <= 60:
         raise ConfigError(f"{name} must be a number of seconds from 0 to 60, not {value!r}")
     return seconds
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used, named with the variable that holds it."""
+
+
+def setting(variable: str, default: T, read: Callable[[Mapping[str, str], str, T], T]) -> T:
+    """A configuration field, read from ``variable`` by ``read``; ``default`` when unset. Each
+    setting's variable and default are declared here once; ``read(environment, variable,
+    default)`` turns the variable's text into the value, or raises :class:`ConfigError`."""
+    found: T = field(default=default, metadata={"variable": variable, "read": read})
+    return found
+
+
+@dataclass(frozen=True)
+class Config:
+    redis_url: str = setting("REDIS_URL", "", _text)
+    """Where the arena's data lives. Must run with append-only persistence."""
+    secret_key: str = setting("GONGZHU_SECRET_KEY", "", _text)
+    """A Fernet key that encrypts the bots' signing secrets at rest."""
+    operator_token: str = setting("GONGZHU_OPERATOR_TOKEN", "", _text)
+    """The bearer token of the operator endpoints; empty: off."""
+    allow_private_endpoints: bool = setting("GONGZHU_ALLOW_PRIVATE_ENDPOINTS", False, _flag)
+    """Accept bot endpoints on private, loopback or link-local addresses (development only)."""
+    register_limit: str = setting("GONGZHU_REGISTER_LIMIT", "10 per hour", _text)
+    """Registrations allowed per client address (flask-limiter syntax)."""
+    play_limit: str = setting("GONGZHU_PLAY_LIMIT", "60 per hour", _text)
+    """Human games a client address may start on the Play page (flask-limiter syntax)."""
+    replay_key_path: Path | None = setting("GONGZHU_REPLAY_KEY", None, _path)
+    """The arena's Ed25519 private key (PEM) that seals match logs."""
+    queue_name: str = setting("GONGZHU_QUEUE", "arena", _text)
+    """The RQ queue tournament jobs go to."""
+    secret_grace_s: int = setting("GONGZHU_SECRET_GRACE_S", 3600, _number)
+    """How long a rotated-out signing secret still signs requests (in-flight matches)."""
+    handshake_timeout_s: float = setting("GONGZHU_HANDSHAKE_TIMEOUT_S", 5.0, _number)
+    """The whole time a registration's ``hello`` may take (whole seconds)."""
+    endpoint_check_limit: str = setting("GONGZHU_ENDPOINT_CHECK_LIMIT", "10 per minute", _text)
+    """Endpoint changes (each a handshake) a bot's owner may make (flask-limiter syntax)."""
+    verify_limit: str = setting("GONGZHU_VERIFY_LIMIT", "60 per minute", _text)
+    """Verifications of a match's log (``POST /api/matches/{id}/verify``) a client address may
+    ask for (flask-limiter syntax); the operator is not limited."""
+    breach_hold_s: float = setting("GONGZHU_BREACH_HOLD_S", 1.0, _seconds)
+    """How long a client over a rate limit waits for its ``429`` when the web process is
+    event-driven (gevent): a flood that does not back off then costs the arena a sleeping
+    greenlet per connection, not the CPU. 0: answer at once."""
+    handshakes_at_once: int = setting("GONGZHU_HANDSHAKES_AT_ONCE", 8, _number)
+    """Endpoint handshakes (registrations and endpoint changes) one web process runs at once;
+    beyond that a request is answered 503 at once rather than wait."""
+    trust_proxy_headers: int = setting("GONGZHU_TRUSTED_PROXIES", 0, _number)
+    """How many reverse proxies in front of the service set ``X-Forwarded-For``."""
+    worker_ttl_s: int = setting("GONGZHU_WORKER_TTL_S", 45, _number)
+    """An idle worker's heartbeat lifetime; it also wakes up every ``worker_ttl_s - 15`` s."""
+    job_heartbeat_s: int = setting("GONGZHU_JOB_HEARTBEAT_S", 15, _number)
+    """How often a busy worker renews its job's heartbeat (rq's job monitoring interval)."""
+    abandoned_after_s: int = setting("GONGZHU_ABANDONED_AFTER_S", 60, _number)
+    """A job whose heartbeat is this much overdue is abandoned (its worker died)."""
+    maintenance_interval_s: int = setting("GONGZHU_MAINTENANCE_INTERVAL_S", 30, _number)
+    """How often a worker sweeps the registries, retrying abandoned jobs."""
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:
+        """The configuration in ``environ`` (default: this process's environment), completed
+        from the data directory's settings file when it has no ``REDIS_URL``."""
+        try:
+            env = arena_environment(
+                os.environ if environ is None else environ, configured_by="REDIS_URL"
+            )
+        except NoArenaError as error:
+            raise ConfigError(str(error)) from None
+        return cls(
+            **{
+                f.name: f.metadata["read"](env, f.metadata["variable"], f.default)
+                for f in fields(cls)
+            }
+        )

@@ -95,7 +95,7 @@ def start_tournament(store: Any, bot_url: str, matches: int, hands: int) -> str:
     """Register the bots, create the tournament and queue it as the service's start does."""
     from rq import Queue
 
-    from arena.config import DEFAULT_QUEUE
+    from arena.config import Config
     from arena.queue import enqueue_tournament
     from arena.records import Format, TournamentSpec, TournamentStatus
     from referee import Rules
@@ -121,7 +121,7 @@ def start_tournament(store: Any, bot_url: str, matches: int, hands: int) -> str:
     )
     tid = store.create_tournament(spec)
     store.move_tournament(tid, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED])
-    enqueue_tournament(Queue(DEFAULT_QUEUE, connection=store.redis), tid)
+    enqueue_tournament(Queue(Config().queue_name, connection=store.redis), tid)
     return tid
 
 

@@ -30,7 +30,13 @@ from honcho.printer import Printer
 
 from arena.doctor import examine
 from arena.redis_server import redis_command
-from arena.settings import ArenaSettings, NoArenaError, arena_environment, load_settings
+from arena.settings import (
+    DEFAULT_DATA_DIR,
+    ArenaSettings,
+    NoArenaError,
+    arena_environment,
+    load_settings,
+)
 from bot_sdk.practice import practice_command
 from bot_sdk.protocol import DEFAULT_TIME_LIMIT_MS
 from replays.cli import main as replay_group
@@ -48,7 +54,6 @@ from workers.cli import worker as worker_command
 
 ROOT = Path(__file__).resolve().parent.parent
 PROCFILE = ROOT / "Procfile"
-DEFAULT_DATA = Path("data")
 DEFAULT_REDIS_PORT = 6399
 """The arena's own Redis listens here, away from a system Redis on 6379."""
 
@@ -118,7 +123,7 @@ def procfile_processes(*, workers: int, own_redis: bool) -> dict[str, str]:
 
 @main.command()
 @click.option(
-    "--data-dir", type=click.Path(path_type=Path), default=DEFAULT_DATA, show_default=True
+    "--data-dir", type=click.Path(path_type=Path), default=Path(DEFAULT_DATA_DIR), show_default=True
 )
 @click.option("--port", default=8000, show_default=True, help="The web service's port.")
 @click.option("--workers", default=2, show_default=True, help="RQ worker processes.")
@@ -225,11 +230,18 @@ def web() -> None:
 
 
 @main.command()
-@click.option("--dir", "directory", type=click.Path(path_type=Path), required=True)
-@click.option("--port", default=DEFAULT_REDIS_PORT, show_default=True)
-def redis(directory: Path, port: int) -> None:
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(path_type=Path),
+    help="Where it keeps its files (default: redis/ in $GONGZHU_DATA_DIR, else in data/).",
+)
+@click.option("--port", envvar="GONGZHU_REDIS_PORT", default=DEFAULT_REDIS_PORT, show_default=True)
+def redis(directory: Path | None, port: int) -> None:
     """The arena's own Redis in the foreground (append-only, fsync on every write), with the
     password ``GONGZHU_REDIS_PASSWORD`` when it is set (``gongzhu run`` sets it)."""
+    if directory is None:
+        directory = Path(os.environ.get("GONGZHU_DATA_DIR") or DEFAULT_DATA_DIR) / "redis"
     directory.mkdir(parents=True, exist_ok=True)
     command = redis_command(directory, port, password=os.environ.get("GONGZHU_REDIS_PASSWORD"))
     os.execv(command[0], command)

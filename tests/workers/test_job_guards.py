@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from rq import Queue
 
+from arena import matches
 from arena.config import Config
 from arena.errors import WrongStateError
 from arena.http_seat import HttpSeat
@@ -38,7 +39,7 @@ def _no_play(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("this match must not be played")
 
-    monkeypatch.setattr(jobs, "play_match", refuse)
+    monkeypatch.setattr(matches, "play_match", refuse)
 
 
 @pytest.mark.parametrize("count", [100, 101])
