@@ -130,7 +130,7 @@ def cron() -> None:
         scheduler = ArenaCron(Store(connection, config.secret_key), config.queue_name)
         # start() returns on SIGINT or SIGTERM, and raises when it cannot reach Redis
         with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
-            scheduler.start()
+            scheduler.start()  # type: ignore[no-untyped-call]  # rq: unannotated
             return
         click.echo("cron: Redis lost; the scheduler starts again when it answers", err=True)
         reconnected = _reconnect(config, RESTART_BACKOFF_S[0])

@@ -32,10 +32,11 @@ class ArenaWorker(Worker):
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_signalled = True
-        super().request_stop(signum, frame)
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # rq: unannotated
 
     def clean_registries(self) -> None:
-        super().clean_registries()  # abandoned jobs are retried, or failed when out of retries
+        # abandoned jobs are retried, or failed when out of retries (rq leaves this unannotated)
+        super().clean_registries()  # type: ignore[no-untyped-call]
         for queue in self.queues:
             for job_id in release_parked_match_jobs(queue):
                 self.log.warning("job %s was parked in the scheduled registry: queued", job_id)
