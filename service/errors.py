@@ -20,6 +20,7 @@ from arena.errors import (
     ArenaError,
     InvalidError,
     NameTakenError,
+    NotAllowedError,
     NotFoundError,
     StaleVersionError,
     WrongStateError,
@@ -94,6 +95,7 @@ def error_response(error: ApiError) -> Response:
 
 
 REFUSALS: Final[Mapping[type[ArenaError], int]] = {
+    NotAllowedError: 403,
     NotFoundError: 404,
     NameTakenError: 409,
     WrongStateError: 409,
