@@ -6,9 +6,9 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
+from arena.endpoints import MAX_URL_LENGTH
 from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS
 from referee import Rules, RulesError
-from service.endpoints import MAX_URL_LENGTH
 
 MAX_PER_PAGE = 100
 
