@@ -1,6 +1,6 @@
 """Which network addresses the arena may call: global unicast only, unless private endpoints are
-allowed for development. The service checks a bot's URL with this at registration
-(``service.endpoints``); the bot transport (``arena.transport``) checks every address a host
+allowed for development. A bot's URL is checked with this when it is registered or changed
+(``arena.endpoints``); the bot transport (``arena.transport``) checks every address a host
 resolves to before it connects, and connects only to an address it checked, so a host
 re-resolving to a private address (DNS rebinding) never gets a connection either.
 

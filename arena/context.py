@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rq import Queue
 
 from arena.config import Config
 from arena.store import Store
+from replays.integrity import key_id_of, seal
+from replays.log import MatchLog
 
 
 @dataclass(frozen=True)
@@ -33,3 +36,8 @@ class Arena:
     def replay_key(self) -> Ed25519PrivateKey:
         """The key the workers seal logs with (see :meth:`Store.replay_key`)."""
         return self.store.replay_key(self.config.replay_key_path)
+
+    def sealed(self, log: MatchLog) -> dict[str, Any]:
+        """``log`` sealed with the replay key, as a finished match is recorded."""
+        key = self.replay_key()
+        return seal(log.to_json(), key, key_id=key_id_of(key.public_key()))

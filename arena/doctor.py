@@ -92,6 +92,11 @@ class Report:
     def ok(self) -> bool:
         return all(check.ok for check in self.checks)
 
+    @property
+    def latency_ms(self) -> dict[str, int] | None:
+        """The percentiles of the probed decisions' latencies; None when none was answered."""
+        return percentiles(self.latencies_ms)
+
     def add(self, name: str, ok: bool, detail: str) -> None:
         self.checks.append(Check(name, ok, detail))
 
@@ -101,7 +106,7 @@ class Report:
             "ok": self.ok,
             "time_limit_ms": self.time_limit_ms,
             "checks": [asdict(check) for check in self.checks],
-            "latency_ms": percentiles(self.latencies_ms),
+            "latency_ms": self.latency_ms,
         }
 
     def text(self) -> str:

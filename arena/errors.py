@@ -42,6 +42,11 @@ class NotFoundError(ArenaError):
     """There is no such bot, tournament, match or game."""
 
 
+class NotAllowedError(ArenaError):
+    """Something the arena does not let this caller do (choose a bot whose owner does not allow
+    human games)."""
+
+
 class NameTakenError(ArenaError):
     """Another bot has that name."""
 

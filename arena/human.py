@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from arena.errors import WrongStateError
 from arena.match import SeatPlayer, decide
 from arena.matches import seat_info
 from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS, HumanGame, RegisteredBot
@@ -33,9 +34,11 @@ PlayerFor = Callable[[int, str], SeatPlayer]
 """Builds the player of a computer seat from its seat and participant id."""
 
 
-class NotYourTurnError(ValueError):
+class NotYourTurnError(WrongStateError):
     """A move from the person when the game does not wait for one (or waits for Next hand):
     the table's refusal, in words for the person, before the referee is asked."""
+
+    code = "not_your_turn"
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from arena.store import Store, timestamp
 from bot_sdk.house import house_bot
 from referee import Game, Rules
 from replays.deals import DealSource, deal_seed
-from replays.integrity import key_id_of, seal
 from replays.log import SeatInfo, TimeControl
 
 
@@ -73,8 +72,7 @@ def play(arena: Arena, match_id: str) -> None:
         for player in players:
             if isinstance(player, HttpSeat):
                 player.close()
-    key = arena.replay_key()
-    store.record_result(match_id, seal(log.to_json(), key, key_id=key_id_of(key.public_key())))
+    store.record_result(match_id, arena.sealed(log))
 
 
 def _greet(

@@ -195,6 +195,6 @@ def plan(
     for t, table in enumerate(round_robin(entrants(participants), seed=seed)):
         for deal in range(matches_per_table):
             for rotation in range(rotations):
-                seats = table[rotation:] + table[:rotation]
-                matches.append(PlannedMatch(t, deal, rotation, seats))
+                a, b, c, d = table[rotation:] + table[:rotation]
+                matches.append(PlannedMatch(t, deal, rotation, (a, b, c, d)))
     return matches

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from arena.context import Arena
 from arena.errors import InvalidError, NotFoundError, WrongStateError
@@ -27,6 +28,15 @@ LIVE: tuple[TournamentStatus, ...] = (
     TournamentStatus.RUNNING,
 )
 """A tournament that may still be started or expanded."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A tournament as anyone may see it: with its deal secret once it is revealed (when the
+    tournament is over, :meth:`~arena.store.Store.revealed_secret`)."""
+
+    tournament: Tournament
+    deal_secret: bytes | None
 
 
 def get(arena: Arena, tournament_id: str) -> Tournament:

@@ -3,8 +3,7 @@ the error shape together."""
 
 from __future__ import annotations
 
-from flask import Flask
-from flask_smorest import Api
+from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -21,6 +20,7 @@ from service.guard import check_request
 from service.headers import add_security_headers
 from service.limits import limiter
 from service.pages import blp as pages
+from service.smorest import Api
 
 MAX_REQUEST_BYTES = 64 * 1024
 
@@ -30,7 +30,7 @@ class ArenaApi(Api):
 
     ERROR_SCHEMA = errors.ErrorSchema
 
-    def handle_http_exception(self, error: HTTPException) -> object:
+    def handle_http_exception(self, error: HTTPException) -> Response:
         return errors.handle_http_exception(error)
 
 
@@ -56,7 +56,9 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
     )
     if config.trust_proxy_headers:
         n = config.trust_proxy_headers
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask's way to wrap it
+            app.wsgi_app, x_for=n, x_proto=n, x_host=n
+        )
     install(app, Arena(config, store or Store.from_url(config.redis_url, config.secret_key)))
     limiter.init_app(app)
     api = ArenaApi(app, spec_kwargs={"components": {"securitySchemes": SECURITY_SCHEMES}})

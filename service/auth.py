@@ -9,13 +9,13 @@ from __future__ import annotations
 import functools
 import hmac
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from flask import request
-from flask_smorest import Blueprint
 
 from service.context import arena, store
-from service.errors import ApiError, ErrorSchema
+from service.errors import ErrorSchema
+from service.smorest import Blueprint, abort
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,9 +36,9 @@ def bearer_token() -> str:
     """The request's bearer token, or a 401."""
     token = sent_token()
     if token is None:
-        raise ApiError(
+        abort(
             401,
-            "this endpoint needs a token: send the header Authorization: Bearer <token>",
+            message="this endpoint needs a token: send the header Authorization: Bearer <token>",
             headers=_CHALLENGE,
         )
     return token
@@ -59,15 +59,16 @@ def operator_only(blp: Blueprint) -> Callable[[F], F]:
         @functools.wraps(view)
         def checked(*args: Any, **kwargs: Any) -> Any:
             if not arena().config.operator_token:
-                raise ApiError(
-                    403, "operator endpoints are off: the arena has no GONGZHU_OPERATOR_TOKEN"
+                abort(
+                    403,
+                    message="operator endpoints are off: the arena has no GONGZHU_OPERATOR_TOKEN",
                 )
             bearer_token()  # no token: 401
             if not is_operator():
-                raise ApiError(403, "this token is not the operator's: use the operator token")
+                abort(403, message="this token is not the operator's: use the operator token")
             return view(*args, **kwargs)
 
-        return _documented(blp, checked, "operator", "the operator token")
+        return _documented(blp, cast(F, checked), "operator", "the operator token")
 
     return decorate
 
@@ -80,16 +81,17 @@ def owner_only(blp: Blueprint) -> Callable[[F], F]:
         def checked(*args: Any, bot_id: str, **kwargs: Any) -> Any:
             owned = store().bot_for_token(bearer_token())
             if owned is None:
-                raise ApiError(
+                abort(
                     401,
-                    "this token manages no bot: use the token you were given at registration",
+                    message="this token manages no bot: use the token you were given at "
+                    "registration",
                     headers=_CHALLENGE,
                 )
             if owned != bot_id:
-                raise ApiError(403, f"this token manages another bot, not {bot_id}")
+                abort(403, message=f"this token manages another bot, not {bot_id}")
             return view(*args, bot_id=bot_id, **kwargs)
 
-        return _documented(blp, checked, "owner", "this bot's management token")
+        return _documented(blp, cast(F, checked), "owner", "this bot's management token")
 
     return decorate
 

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from flask import Flask, Response, jsonify, request
@@ -20,6 +20,7 @@ from arena.errors import (
     ArenaError,
     InvalidError,
     NameTakenError,
+    NotAllowedError,
     NotFoundError,
     StaleVersionError,
     WrongStateError,
@@ -58,42 +59,31 @@ class ErrorSchema(Schema):
     )
 
 
-class ApiError(Exception):
-    """An error a view raises; the handler turns it into the error shape."""
-
-    def __init__(
-        self,
-        status: int,
-        message: str,
-        *,
-        errors: Mapping[str, list[str]] | None = None,
-        error: str | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.errors = errors
-        self.error = error or SLUGS.get(status, "error")
-        self.headers = headers or {}
-
-
-def field_error(status: int, field: str, message: str, *, error: str | None = None) -> ApiError:
-    """A validation-style error about one field."""
-    return ApiError(status, f"{field}: {message}", errors={field: [message]}, error=error)
-
-
-def error_response(error: ApiError) -> Response:
-    body: dict[str, Any] = {"status": error.status, "error": error.error, "message": error.message}
-    if error.errors:
-        body["errors"] = dict(error.errors)
+def error_response(
+    status: int,
+    message: str,
+    *,
+    errors: Mapping[str, Sequence[str]] | None = None,
+    error: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """The error shape: ``error`` defaults to the status's own name; ``errors`` is left out
+    when there are none."""
+    body: dict[str, Any] = {
+        "status": status,
+        "error": error or SLUGS.get(status, "error"),
+        "message": message,
+    }
+    if errors:
+        body["errors"] = {field: list(messages) for field, messages in errors.items()}
     response = jsonify(body)
-    response.status_code = error.status
-    response.headers.update(error.headers)
+    response.status_code = status
+    response.headers.update(headers or {})
     return response
 
 
 REFUSALS: Final[Mapping[type[ArenaError], int]] = {
+    NotAllowedError: 403,
     NotFoundError: 404,
     NameTakenError: 409,
     WrongStateError: 409,
@@ -104,16 +94,19 @@ REFUSALS: Final[Mapping[type[ArenaError], int]] = {
 
 
 def refused(exc: ArenaError) -> Response:
-    """A use case's refusal in the error shape, with the status of its kind."""
+    """A use case's refusal in the error shape, with the status of its kind; a refusal of one
+    field names it in the message and in ``errors``."""
     status = next(s for kind, s in REFUSALS.items() if isinstance(exc, kind))
     if exc.field is not None and not exc.errors:
-        return error_response(field_error(status, exc.field, exc.message, error=exc.code))
-    return error_response(ApiError(status, exc.message, errors=exc.errors or None, error=exc.code))
+        message, errors = f"{exc.field}: {exc.message}", {exc.field: [exc.message]}
+        return error_response(status, message, errors=errors, error=exc.code)
+    return error_response(status, exc.message, errors=exc.errors, error=exc.code)
 
 
-def from_http_exception(exc: HTTPException) -> ApiError:
-    """The error shape for a werkzeug exception: a 404 route, a 405, a 413, a 429, or a webargs
-    validation failure (whose messages are in ``exc.data``)."""
+def handle_http_exception(exc: HTTPException) -> Response:
+    """The error shape for a werkzeug exception: flask-smorest's ``abort`` (what it was given
+    is in ``exc.data``), a webargs validation failure (its messages are in ``exc.data``), a
+    404 route, a 405, a 413, a 429."""
     status = exc.code or 500
     data = getattr(exc, "data", None) or {}
     headers = {name: value for name, value in exc.get_headers() if name.lower() != "content-type"}
@@ -125,9 +118,14 @@ def from_http_exception(exc: HTTPException) -> ApiError:
             message = "the request body is not valid JSON: send a JSON object"
         else:
             message = f"the request has invalid fields: {names}; see errors for each"
-        return ApiError(status, message, errors=errors, headers=headers)
-    message = data.get("message") or _MESSAGES.get(status) or (exc.description or exc.name)
-    return ApiError(status, _fill(message), headers=headers)
+        return error_response(status, message, errors=errors, headers=headers)
+    if "message" in data:
+        message = data["message"]
+    else:
+        message = _fill(_MESSAGES.get(status) or exc.description or exc.name)
+    return error_response(
+        status, message, errors=data.get("errors"), error=data.get("error"), headers=headers
+    )
 
 
 _MESSAGES = {
@@ -160,10 +158,6 @@ def _flatten(messages: Mapping[str, Any]) -> dict[str, list[str]]:
     return flat
 
 
-def handle_http_exception(exc: HTTPException) -> Response:
-    return error_response(from_http_exception(exc))
-
-
 RETRY_AFTER_S = 5
 """What a ``503`` asks clients to wait: about the time a restarted Redis takes to answer."""
 
@@ -173,17 +167,14 @@ def unavailable(exc: Exception) -> Response:
     not a ``500``."""
     logger.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
     return error_response(
-        ApiError(
-            503,
-            "the arena's database is unreachable: try again in a few seconds",
-            headers={"Retry-After": str(RETRY_AFTER_S)},
-        )
+        503,
+        "the arena's database is unreachable: try again in a few seconds",
+        headers={"Retry-After": str(RETRY_AFTER_S)},
     )
 
 
 def register(app: Flask) -> None:
     """Install the handlers; call after flask-smorest's ``Api`` so they take precedence."""
-    app.register_error_handler(ApiError, error_response)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(ArenaError, refused)
     for kind in UNAVAILABLE:
@@ -193,5 +184,5 @@ def register(app: Flask) -> None:
     def unexpected(exc: Exception) -> Response:
         logger.exception("unhandled error on %s %s", request.method, request.path)
         return error_response(
-            ApiError(500, "the arena failed to handle this request; it was logged: try again")
+            500, "the arena failed to handle this request; it was logged: try again"
         )

@@ -25,7 +25,7 @@ from typing import Any, Final, NoReturn
 
 from flask import request
 
-from service.errors import ApiError
+from service.smorest import abort
 
 MAX_DEPTH: Final = 32
 """The deepest nesting of arrays and objects accepted (the API's own bodies need 3)."""
@@ -127,13 +127,13 @@ def check_request() -> None:
     )
     sent_type = request.headers.get("Content-Type")
     if (sent_type is not None or has_body) and request.mimetype != JSON_TYPE:
-        raise ApiError(
+        abort(
             415,
-            f"send the request body as JSON with Content-Type: {JSON_TYPE} "
+            message=f"send the request body as JSON with Content-Type: {JSON_TYPE} "
             f"(this request says {sent_type or 'nothing'})",
         )
     if has_body:
         try:
             check_json(request.get_data(cache=True))
         except BodyError as error:
-            raise ApiError(400, f"the request body is refused: {error}") from None
+            abort(400, message=f"the request body is refused: {error}")

@@ -17,7 +17,7 @@ from gevent import monkey
 from arena.store import hash_token
 from service.auth import sent_token
 from service.context import arena
-from service.errors import ApiError
+from service.smorest import abort
 
 
 def hold_breach(limit: RequestLimit) -> None:
@@ -89,8 +89,10 @@ def handshake_slot() -> Iterator[None]:
     with _SLOTS_LOCK:
         slots = _SLOTS.setdefault(size, threading.BoundedSemaphore(size))
     if not slots.acquire(timeout=HANDSHAKE_WAIT_S):
-        raise ApiError(
-            503, f"{size} endpoint checks are already in progress here: try again in a few seconds"
+        abort(
+            503,
+            message=f"{size} endpoint checks are already in progress here: try again in a few "
+            "seconds",
         )
     try:
         yield

@@ -1,14 +1,18 @@
-"""Marshmallow schemas: the API's JSON, at the HTTP edge only. Inside, plain dataclasses."""
+"""Marshmallow schemas: the API's JSON, at the HTTP edge only. Inside, plain dataclasses: the
+response schemas dump the arena's records (``arena.records``) and the use cases' results as
+they are, computing only what the API shows derived (a rating rounded, a count)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
-from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS
+from arena.endpoints import MAX_URL_LENGTH
+from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS, Rating
+from arena.tournaments import Shown
 from referee import Rules, RulesError
-from service.endpoints import MAX_URL_LENGTH
 
 MAX_PER_PAGE = 100
 
@@ -18,8 +22,14 @@ class PageArgs(Schema):
     per_page = fields.Integer(load_default=20, validate=validate.Range(min=1, max=MAX_PER_PAGE))
 
 
+# The lists' paging is their own, not flask-smorest's @blp.paginate: its query parameters are
+# page (unbounded) and page_size, and it answers the totals in an X-Pagination header, not in
+# the body; the API's are page (at most 1,000,000) and per_page, its totals in the body.
+
+
 def page_of(item: type[Schema]) -> type[Schema]:
-    """A page of ``item``: ``{"items", "total", "page", "per_page"}``."""
+    """A page of ``item`` (an ``arena.records.Page``): ``{"items", "total", "page",
+    "per_page"}``."""
     return Schema.from_dict(
         {
             "items": fields.List(fields.Nested(item), required=True),
@@ -29,6 +39,18 @@ def page_of(item: type[Schema]) -> type[Schema]:
         },
         name=f"{item.__name__.removesuffix('Schema')}Page",
     )
+
+
+class Rounded(fields.Float):
+    """A number shown rounded to ``places`` decimals."""
+
+    def __init__(self, places: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.places = places
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        shown = None if value is None else round(value, self.places)
+        return super()._serialize(shown, attr, obj, **kwargs)
 
 
 # -- bots ---------------------------------------------------------------------------------------
@@ -111,6 +133,8 @@ class LatencySchema(Schema):
 
 
 class DoctorReportSchema(Schema):
+    """An ``arena.doctor.Report``."""
+
     endpoint = fields.String(required=True)
     ok = fields.Boolean(required=True, metadata={"description": "every check passed"})
     time_limit_ms = fields.Integer(required=True)
@@ -134,7 +158,11 @@ class SecretSchema(Schema):
 
 
 class FormatSchema(Schema):
-    kind = fields.String(load_default="round_robin", validate=validate.OneOf(["round_robin"]))
+    kind = fields.String(
+        load_default="round_robin",
+        dump_default="round_robin",
+        validate=validate.OneOf(["round_robin"]),
+    )
     duplicate = fields.Boolean(load_default=True)
     matches_per_table = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100))
     hands = fields.Integer(
@@ -154,10 +182,11 @@ class TimeControlSchema(Schema):
 class RulesField(fields.Dict):
     """A rules profile: a JSON object checked by ``Rules.from_json``; loads as :class:`Rules`."""
 
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Rules:
-        profile = super()._deserialize(value, attr, data, **kwargs)
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, Mapping):
+            raise self.make_error("invalid")
         try:
-            return Rules.from_json(profile)
+            return Rules.from_json(dict(value))
         except (RulesError, TypeError, ValueError) as error:
             raise ValidationError(str(error)) from None
 
@@ -199,38 +228,55 @@ class MatchFailureSchema(Schema):
 
 
 class TournamentSchema(Schema):
-    id = fields.String()
-    name = fields.String()
-    participants = fields.List(fields.String())
-    format = fields.Nested(FormatSchema)
-    rules = RulesField()
-    time_control = fields.Nested(TimeControlSchema)
-    rated = fields.Boolean()
+    """An ``arena.tournaments.Shown``: the tournament, and its deal secret once revealed."""
+
+    id = fields.String(attribute="tournament.id")
+    name = fields.String(attribute="tournament.spec.name")
+    participants = fields.List(fields.String(), attribute="tournament.spec.participants")
+    format = fields.Nested(FormatSchema, attribute="tournament.spec.format")
+    rules = RulesField(attribute="tournament.spec.rules")
+    time_control = fields.Nested(TimeControlSchema, attribute="tournament.spec.time_control")
+    rated = fields.Boolean(attribute="tournament.spec.rated")
     status = fields.String(
-        metadata={"description": "created, queued, running, done, done_with_failures or cancelled"}
+        attribute="tournament.status",
+        metadata={"description": "created, queued, running, done, done_with_failures or cancelled"},
     )
-    progress = fields.Dict(
-        keys=fields.String(),
-        values=fields.Integer(),
-        metadata={"description": "matches done (recorded), failed and total (planned)"},
+    progress = fields.Method(
+        "_progress",
+        metadata={
+            "type": "object",
+            "additionalProperties": {"type": "integer"},
+            "description": "matches done (recorded), failed and total (planned)",
+        },
     )
     failures = fields.List(
         fields.Nested(MatchFailureSchema),
+        attribute="tournament.failures",
         metadata={"description": "the matches whose jobs failed for good, and why"},
     )
-    created_at = fields.String()
-    updated_at = fields.String()
-    schedule_id = fields.String(allow_none=True)
+    created_at = fields.String(attribute="tournament.created_at")
+    updated_at = fields.String(attribute="tournament.updated_at")
+    schedule_id = fields.String(allow_none=True, attribute="tournament.schedule_id")
     deal_commitment = fields.String(
-        metadata={"description": "SHA-256 (hex) of the secret every deal comes from"}
+        attribute="tournament.deal_commitment",
+        metadata={"description": "SHA-256 (hex) of the secret every deal comes from"},
     )
-    deal_secret = fields.String(
+    deal_secret = fields.Method(
+        "_deal_secret",
         allow_none=True,
         metadata={
+            "type": "string",
             "description": "the secret (hex), revealed when the tournament is done or "
-            "cancelled; null before (docs/REPLAYS.md, fair deals)"
+            "cancelled; null before (docs/REPLAYS.md, fair deals)",
         },
     )
+
+    def _progress(self, shown: Shown) -> dict[str, int]:
+        record = shown.tournament
+        return {"done": record.done, "failed": len(record.failures), "total": record.total}
+
+    def _deal_secret(self, shown: Shown) -> str | None:
+        return None if shown.deal_secret is None else shown.deal_secret.hex()
 
 
 class ScheduleCreate(Schema):
@@ -306,8 +352,8 @@ class StandingSchema(Schema):
     bot_id = fields.String()
     matches = fields.Integer()
     wins = fields.Integer()
-    average_placement = fields.Float()
-    points_per_hand = fields.Float()
+    average_placement = Rounded(3)
+    points_per_hand = Rounded(3)
     faults = fields.Integer()
     forfeits = fields.Integer()
 
@@ -318,21 +364,30 @@ class StandingsSchema(Schema):
 
 
 class RatingSchema(Schema):
+    """A row of the ladder: ``(rank, Rating)``, as ``Store.ladder`` pages them."""
+
     rank = fields.Integer()
     bot_id = fields.String()
     mu = fields.Float()
     sigma = fields.Float()
-    rating = fields.Float(metadata={"description": "the conservative rating, mu - 3 sigma"})
+    rating = fields.Float(
+        attribute="conservative",
+        metadata={"description": "the conservative rating, mu - 3 sigma"},
+    )
     matches = fields.Integer()
-    points_per_hand = fields.Float()
-    fault_rate = fields.Float()
+    points_per_hand = Rounded(3)
+    fault_rate = Rounded(4)
+
+    def get_attribute(self, obj: tuple[int, Rating], attr: str, default: Any) -> Any:
+        rank, rating = obj
+        return rank if attr == "rank" else super().get_attribute(rating, attr, default)
 
 
 class RatingPointSchema(Schema):
     match_id = fields.String()
     mu = fields.Float()
     sigma = fields.Float()
-    rating = fields.Float()
+    rating = fields.Float(attribute="conservative")
     at = fields.String()
 
 

@@ -3,16 +3,13 @@ matches")."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from flask_smorest import Blueprint
-
 from arena import tournaments
 from service.api.tournaments import shown
 from service.auth import operator_only
 from service.context import arena
 from service.errors import ErrorSchema
 from service.schemas import TournamentSchema
+from service.smorest import Blueprint
 
 blp = Blueprint(
     "failed-matches",
@@ -27,7 +24,7 @@ blp = Blueprint(
 @blp.response(202, TournamentSchema)
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 @blp.alt_response(409, schema=ErrorSchema, description="the tournament has no failed match")
-def requeue_failed(tournament_id: str) -> dict[str, Any]:
+def requeue_failed(tournament_id: str) -> tournaments.Shown:
     """Play the tournament's failed matches again: each is queued afresh, with all its
     retries, and the tournament is running until they end."""
     return shown(tournaments.requeue_failed(arena(), tournament_id))

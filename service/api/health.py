@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask_smorest import Blueprint
-
 from arena.queue import workers_and_depth
 from service.context import arena, store
 from service.schemas import HealthSchema, ReadySchema
+from service.smorest import Blueprint
 
 blp = Blueprint("health", __name__, description="Health")
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask_smorest import Blueprint
-
-from service.api import views
+from arena.records import Page, Rating
 from service.context import store
-from service.errors import ApiError, ErrorSchema
+from service.errors import ErrorSchema
 from service.schemas import PageArgs, RatingHistorySchema, RatingSchema, page_of
+from service.smorest import Blueprint, abort
 
 blp = Blueprint("ladder", __name__, url_prefix="/api", description="The rated ladder")
 
@@ -17,10 +16,9 @@ blp = Blueprint("ladder", __name__, url_prefix="/api", description="The rated la
 @blp.route("/ladder")
 @blp.arguments(PageArgs, location="query")
 @blp.response(200, page_of(RatingSchema))
-def ladder(args: dict[str, Any]) -> dict[str, Any]:
+def ladder(args: dict[str, Any]) -> Page[tuple[int, Rating]]:
     """Ratings best first: mean, uncertainty and the conservative rating mu - 3 sigma."""
-    found = store().ladder(page=args["page"], per_page=args["per_page"])
-    return views.page(found, [views.rating(rank, r) for rank, r in found.items])
+    return store().ladder(page=args["page"], per_page=args["per_page"])
 
 
 @blp.route("/bots/<bot_id>/rating-history")
@@ -29,6 +27,5 @@ def ladder(args: dict[str, Any]) -> dict[str, Any]:
 def rating_history(bot_id: str) -> dict[str, Any]:
     """The participant's rating after each of its rated matches, oldest first."""
     if store().rating(bot_id) is None and store().get_bot(bot_id) is None:
-        raise ApiError(404, f"there is no bot {bot_id}")
-    history = store().rating_history(bot_id)
-    return {"bot_id": bot_id, "history": [views.rating_point(p) for p in history]}
+        abort(404, message=f"there is no bot {bot_id}")
+    return {"bot_id": bot_id, "history": store().rating_history(bot_id)}

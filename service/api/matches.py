@@ -7,9 +7,8 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from flask import Response
-from flask_smorest import Blueprint
 
-from arena.records import Match
+from arena.records import Match, Page
 from replays.integrity import (
     IntegrityError,
     check,
@@ -21,12 +20,12 @@ from replays.integrity import (
 from replays.log import FORMAT
 from replays.upgrade import LogReadError, read_log
 from replays.verify import verify
-from service.api import views
 from service.auth import is_operator
 from service.context import arena, store
-from service.errors import ApiError, ErrorSchema
+from service.errors import ErrorSchema
 from service.limits import limiter, verify_limit
 from service.schemas import MatchArgs, MatchSchema, VerificationSchema, page_of
+from service.smorest import Blueprint, abort
 
 blp = Blueprint("matches", __name__, url_prefix="/api", description="Matches and replays")
 EMBARGOED = (
@@ -38,41 +37,42 @@ EMBARGOED = (
 def _finished(match_id: str) -> tuple[Match, bytes]:
     """The match and its stored log, if the log may be shown: the match has finished, and its
     deal is not under embargo (docs/REPLAYS.md, fair deals) unless the operator asks."""
-    match = store().get_match(match_id)
-    if match is None:
-        raise ApiError(404, f"there is no match {match_id}")
+    match = _match(match_id)
     blob = store().replay_blob(match_id)
     if blob is None:
-        raise ApiError(404, f"match {match_id} has no replay yet: it has not finished")
+        abort(404, message=f"match {match_id} has no replay yet: it has not finished")
     embargo = store().embargo(match)
     if embargo is not None and not is_operator():
-        raise ApiError(409, embargo.message, error="embargoed")
+        abort(409, message=embargo.message, error="embargoed")
     return match, blob
+
+
+def _match(match_id: str) -> Match:
+    match = store().get_match(match_id)
+    if match is None:
+        abort(404, message=f"there is no match {match_id}")
+    return match
 
 
 @blp.route("/matches")
 @blp.arguments(MatchArgs, location="query")
 @blp.response(200, page_of(MatchSchema))
-def list_matches(args: dict[str, Any]) -> dict[str, Any]:
+def list_matches(args: dict[str, Any]) -> Page[Match]:
     """Matches newest first, optionally of one tournament and/or one bot."""
-    found = store().list_matches(
+    return store().list_matches(
         page=args["page"],
         per_page=args["per_page"],
         tournament_id=args.get("tournament"),
         bot_id=args.get("bot"),
     )
-    return views.page(found, [views.match(m) for m in found.items])
 
 
 @blp.route("/matches/<match_id>")
 @blp.response(200, MatchSchema)
 @blp.alt_response(404, schema=ErrorSchema, description="no such match")
-def get_match(match_id: str) -> dict[str, Any]:
+def get_match(match_id: str) -> Match:
     """One match, with its result once it has finished."""
-    match = store().get_match(match_id)
-    if match is None:
-        raise ApiError(404, f"there is no match {match_id}")
-    return views.match(match)
+    return _match(match_id)
 
 
 @blp.route("/matches/<match_id>/replay")

@@ -7,14 +7,14 @@ from typing import Any
 
 from croniter import croniter
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from arena.store import schedule_json
 from service.api.tournaments import spec_from
 from service.auth import operator_only
 from service.context import store
-from service.errors import ApiError, ErrorSchema, field_error
+from service.errors import ErrorSchema
 from service.schemas import ScheduleCreate, ScheduleSchema
+from service.smorest import Blueprint, abort
 
 blp = Blueprint(
     "schedules", __name__, url_prefix="/api/schedules", description="Scheduled tournaments"
@@ -38,9 +38,8 @@ class Schedules(MethodView):
         active then is created and started."""
         cron = args["cron"].strip()
         if len(cron.split()) != 5 or not croniter.is_valid(cron):
-            raise field_error(
-                422, "cron", f"{cron!r} is not a five-field cron expression such as '0 3 * * *'"
-            )
+            why = f"{cron!r} is not a five-field cron expression such as '0 3 * * *'"
+            abort(422, message=f"cron: {why}", errors={"cron": [why]})
         return schedule_json(store().create_schedule(cron, spec_from(args["template"], ())))
 
 
@@ -51,4 +50,4 @@ class Schedules(MethodView):
 def delete_schedule(schedule_id: str) -> None:
     """Remove a schedule (tournaments it already created stay)."""
     if not store().delete_schedule(schedule_id):
-        raise ApiError(404, f"there is no schedule {schedule_id}")
+        abort(404, message=f"there is no schedule {schedule_id}")

@@ -6,17 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from arena import tournaments
 from arena.records import (
     Format,
+    Page,
     Tournament,
     TournamentSpec,
 )
 from referee import Rules
 from replays.log import TimeControl
-from service.api import views
 from service.auth import operator_only
 from service.context import arena, store
 from service.errors import ErrorSchema
@@ -27,6 +26,7 @@ from service.schemas import (
     TournamentSchema,
     page_of,
 )
+from service.smorest import Blueprint
 
 blp = Blueprint("tournaments", __name__, url_prefix="/api/tournaments", description="Tournaments")
 
@@ -49,25 +49,25 @@ def tournament_or_404(tournament_id: str) -> Tournament:
     return tournaments.get(arena(), tournament_id)
 
 
-def shown(record: Tournament) -> dict[str, Any]:
+def shown(record: Tournament) -> tournaments.Shown:
     """The tournament as the API shows it: with its deal secret once it is over."""
-    return views.tournament(record, store().revealed_secret(record))
+    return tournaments.Shown(record, store().revealed_secret(record))
 
 
 @blp.route("")
 class Tournaments(MethodView):
     @blp.arguments(PageArgs, location="query")
     @blp.response(200, page_of(TournamentSchema))
-    def get(self, args: dict[str, Any]) -> dict[str, Any]:
+    def get(self, args: dict[str, Any]) -> Page[tournaments.Shown]:
         """List tournaments, newest first."""
         found = store().list_tournaments(page=args["page"], per_page=args["per_page"])
-        return views.page(found, [shown(t) for t in found.items])
+        return Page([shown(t) for t in found.items], found.total, found.page, found.per_page)
 
     @operator_only(blp)
     @blp.arguments(TournamentCreate)
     @blp.response(201, TournamentSchema)
     @blp.alt_response(422, schema=ErrorSchema, description="invalid field")
-    def post(self, args: dict[str, Any]) -> dict[str, Any]:
+    def post(self, args: dict[str, Any]) -> tournaments.Shown:
         """Create a tournament (it starts when asked to)."""
         return shown(tournaments.create(arena(), spec_from(args, tuple(args["participants"]))))
 
@@ -75,7 +75,7 @@ class Tournaments(MethodView):
 @blp.route("/<tournament_id>")
 @blp.response(200, TournamentSchema)
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
-def get_tournament(tournament_id: str) -> dict[str, Any]:
+def get_tournament(tournament_id: str) -> tournaments.Shown:
     """A tournament with its progress (matches done / total)."""
     return shown(tournament_or_404(tournament_id))
 
@@ -85,7 +85,7 @@ def get_tournament(tournament_id: str) -> dict[str, Any]:
 @blp.response(202, TournamentSchema)
 @blp.alt_response(409, schema=ErrorSchema, description="already started, finished or cancelled")
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
-def start(tournament_id: str) -> dict[str, Any]:
+def start(tournament_id: str) -> tournaments.Shown:
     """Queue the tournament for the workers."""
     return shown(tournaments.start(arena(), tournament_id))
 
@@ -95,7 +95,7 @@ def start(tournament_id: str) -> dict[str, Any]:
 @blp.response(200, TournamentSchema)
 @blp.alt_response(409, schema=ErrorSchema, description="already finished or cancelled")
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
-def cancel(tournament_id: str) -> dict[str, Any]:
+def cancel(tournament_id: str) -> tournaments.Shown:
     """Stop the tournament: no more of its matches are played; recorded ones stay. (Also
     ends a tournament done with failures whose failed matches will not be played again.)"""
     return shown(tournaments.cancel(arena(), tournament_id))
@@ -107,7 +107,4 @@ def cancel(tournament_id: str) -> dict[str, Any]:
 def standings(tournament_id: str) -> dict[str, Any]:
     """Rank, matches, wins, average placement, points per hand and faults of each entrant."""
     tournament_or_404(tournament_id)
-    return {
-        "tournament_id": tournament_id,
-        "standings": [views.standing(s) for s in store().standings(tournament_id)],
-    }
+    return {"tournament_id": tournament_id, "standings": store().standings(tournament_id)}

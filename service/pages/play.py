@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from flask import Response, render_template, send_from_directory
 
+from arena.human_view import level_name
 from arena.records import HOUSE_PARTICIPANTS
 from referee import Variant
-from service.api.play_view import level_name
 from service.context import store
 from service.pages.views import PageNotFoundError, blp
 

@@ -49,8 +49,6 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every host resolves to one public address and every handshake succeeds: registration's
     success path is fuzzed too, and nothing leaves the machine."""
 
-    monkeypatch.setattr("service.endpoints.resolve_host", lambda host, port: [PUBLIC_ADDRESS])
-    monkeypatch.setattr(
-        "service.api.bots.handshake", lambda *args, **kwargs: BotInfo("fuzzed", "1.0")
-    )
+    monkeypatch.setattr("arena.endpoints.resolve_host", lambda host, port: [PUBLIC_ADDRESS])
+    monkeypatch.setattr("arena.bots.handshake", lambda *args, **kwargs: BotInfo("fuzzed", "1.0"))
     yield

@@ -9,8 +9,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from arena.addresses import is_public
+from arena.endpoints import EndpointError, check_public
 from service import Config, create_app
-from service.endpoints import EndpointError, check_public
 
 
 @pytest.fixture

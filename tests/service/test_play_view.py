@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from arena.human_view import FOR_YOU, for_you
 from referee import Refusal
-from service.api.play_view import FOR_YOU, for_you
 from tests.referee.referee_support import REFUSAL_SAMPLES
 
 CORRECTED = {

@@ -7,7 +7,7 @@ addresses, so that registering a bot cannot make the arena call into its own net
 >>> check_url("ftp://bot.example/")
 Traceback (most recent call last):
 ...
-service.endpoints.EndpointError: the endpoint must be an http:// or https:// URL, not ftp://
+arena.endpoints.EndpointError: the endpoint must be an http:// or https:// URL, not ftp://
 """
 
 from __future__ import annotations
@@ -17,14 +17,19 @@ from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
 from arena.addresses import PrivateAddressError, ensure_public
+from arena.errors import InvalidError
 
 MAX_URL_LENGTH = 2048
 
 Resolver = Callable[[str, int], Sequence[str]]
 
 
-class EndpointError(ValueError):
-    """An endpoint the arena will not call; the message says why."""
+class EndpointError(InvalidError):
+    """An endpoint the arena will not call; the message says why (a refusal of the
+    ``endpoint`` field)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="endpoint")
 
 
 def check_url(url: str) -> str:
@@ -52,6 +57,15 @@ def check_url(url: str) -> str:
         raise EndpointError("the endpoint URL must not contain spaces")
     if port == 0:
         raise EndpointError("the endpoint URL's port must be 1 to 65535")
+    return url
+
+
+def check_callable(url: str, *, allow_private: bool) -> str:
+    """``url`` if the arena may call it: well-formed and, unless ``allow_private``, on a host
+    with only public addresses; else :class:`EndpointError`."""
+    check_url(url)
+    if not allow_private:
+        check_public(url)
     return url
 
 

@@ -198,7 +198,9 @@ def _last_trick(obs: Observation) -> dict[str, Any] | None:
 def _markers(obs: Observation) -> list[dict[str, Any]]:
     """The pig, goat and transformer once played this hand: who played it, who took it."""
     found = []
-    plays = [(s, c, t.winner) for t in obs.tricks for s, c in t.plays()]
+    plays: list[tuple[int, int, int | None]] = [
+        (s, c, t.winner) for t in obs.tricks for s, c in t.plays()
+    ]
     plays += [(s, c, None) for s, c in obs.trick]
     for seat, card, winner in plays:
         name = card_name(card)

@@ -1,0 +1,190 @@
+"""Bots, from registration to retirement: register (``pending``), verify the endpoint with the
+signed ``hello`` (``active``), change it, the doctor's report, rotate the signing secret,
+pause, resume and retire.
+
+A check that calls the bot's endpoint runs inside the caller's ``slot`` (a context-manager
+factory): the web process gives one of its few handshake slots, so that slow endpoints cannot
+pile up handshakes in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Set
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+from arena.context import Arena
+from arena.doctor import Report, examine
+from arena.endpoints import check_callable
+from arena.errors import InvalidError, NotFoundError, WrongStateError
+from arena.records import BotStatus, RegisteredBot
+from arena.store import new_secret
+from arena.transport import HelloError, handshake
+
+Slot = Callable[[], AbstractContextManager[object]]
+"""Where an endpoint check may run: entered around each call to the bot's endpoint."""
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A new bot and its credentials, shown this once."""
+
+    bot: RegisteredBot
+    token: str
+    signing_secret: str
+
+
+@dataclass(frozen=True)
+class RotatedSecret:
+    """The new signing secret (shown once), and how long the old one still signs requests."""
+
+    signing_secret: str
+    previous_valid_for_s: float
+
+
+def register(
+    arena: Arena, *, name: str, endpoint: str, description: str, contact: str
+) -> Registration:
+    """Store a bot, ``pending`` until its endpoint is verified; nothing is sent to the endpoint
+    yet (its owner has no secret to answer with)."""
+    secret = new_secret()
+    bot, token = arena.store.create_bot(
+        name=name,
+        endpoint=_callable(arena, endpoint),
+        description=description,
+        contact=contact,
+        version="",
+        secret=secret,
+        status=BotStatus.PENDING,
+    )
+    return Registration(bot, token, secret)
+
+
+def get(arena: Arena, bot_id: str) -> RegisteredBot:
+    found = arena.store.get_bot(bot_id)
+    if found is None:  # a token's bot always exists; kept so a broken index is a 404, not a 500
+        raise NotFoundError(f"there is no bot {bot_id}")
+    return found
+
+
+def change(
+    arena: Arena,
+    bot_id: str,
+    *,
+    slot: Slot,
+    endpoint: str | None = None,
+    description: str | None = None,
+    contact: str | None = None,
+    allow_human_games: bool | None = None,
+) -> RegisteredBot:
+    """Change what is given. A new endpoint of a verified bot is checked with a handshake (its
+    version is updated); a pending bot's is only checked as a URL, its verification comes
+    after."""
+    given = {"description": description, "contact": contact, "allow_human_games": allow_human_games}
+    changes: dict[str, str | bool] = {k: v for k, v in given.items() if v is not None}
+    if endpoint is None and not changes:
+        raise InvalidError(
+            "nothing to change: send endpoint, description, contact or allow_human_games"
+        )
+    current = _changeable(arena, bot_id)
+    if endpoint is not None:
+        changes["endpoint"] = endpoint
+        if current.status is BotStatus.PENDING:
+            _callable(arena, endpoint)
+        else:
+            changes["version"] = _answered_version(arena, bot_id, endpoint, slot)
+    return arena.store.update_bot(bot_id, **changes)
+
+
+def verify_endpoint(arena: Arena, bot_id: str, *, slot: Slot) -> RegisteredBot:
+    """The signed ``hello`` to the bot's endpoint: when it answers, a pending bot becomes
+    active (and any bot's version is updated)."""
+    current = _changeable(arena, bot_id)
+    version = _answered_version(arena, bot_id, current.endpoint, slot)
+    return arena.store.endpoint_verified(bot_id, version)
+
+
+def doctor(arena: Arena, bot_id: str, *, slot: Slot) -> Report:
+    """The doctor's report card on the bot's endpoint (:mod:`arena.doctor`); a failing check
+    is in the report, not a refusal."""
+    current = get(arena, bot_id)
+    config = arena.config
+    _callable(arena, current.endpoint)
+    with slot():
+        return examine(
+            current.endpoint,
+            arena.store.signing_secrets(bot_id),
+            allow_private=config.allow_private_endpoints,
+            hello_timeout_s=config.handshake_timeout_s,
+        )
+
+
+def rotate_secret(arena: Arena, bot_id: str) -> RotatedSecret:
+    """Sign with a new secret; the old one still signs for ``secret_grace_s``, so that matches
+    in flight verify."""
+    secret = new_secret()
+    grace = arena.config.secret_grace_s
+    arena.store.rotate_secret(bot_id, secret, grace_s=grace)
+    return RotatedSecret(secret, grace)
+
+
+def pause(arena: Arena, bot_id: str) -> RegisteredBot:
+    """Keep an active bot out of new tournaments until resumed."""
+    return _move(arena, bot_id, "pause", BotStatus.PAUSED, {BotStatus.ACTIVE})
+
+
+def resume(arena: Arena, bot_id: str) -> RegisteredBot:
+    return _move(arena, bot_id, "resume", BotStatus.ACTIVE, {BotStatus.PAUSED})
+
+
+def retire(arena: Arena, bot_id: str) -> RegisteredBot:
+    """For good: a retired bot plays no more and cannot be changed."""
+    return _move(
+        arena,
+        bot_id,
+        "retire",
+        BotStatus.RETIRED,
+        {BotStatus.PENDING, BotStatus.ACTIVE, BotStatus.PAUSED},
+    )
+
+
+def _move(
+    arena: Arena, bot_id: str, verb: str, status: BotStatus, allowed_from: Set[BotStatus]
+) -> RegisteredBot:
+    current = get(arena, bot_id)
+    if current.status not in allowed_from:
+        allowed = " or ".join(sorted(s.value for s in allowed_from))
+        raise WrongStateError(
+            f"bot {bot_id} is {current.status.value}; it can be {verb}d only when {allowed}"
+        )
+    return arena.store.set_bot_status(bot_id, status)
+
+
+def _changeable(arena: Arena, bot_id: str) -> RegisteredBot:
+    current = get(arena, bot_id)
+    if current.status is BotStatus.RETIRED:
+        raise WrongStateError(f"bot {bot_id} is retired: a retired bot cannot be changed")
+    return current
+
+
+def _callable(arena: Arena, url: str) -> str:
+    return check_callable(url, allow_private=arena.config.allow_private_endpoints)
+
+
+def _answered_version(arena: Arena, bot_id: str, url: str, slot: Slot) -> str:
+    """The version the bot at ``url`` says in a handshake signed with its secrets, or an
+    :class:`InvalidError` on ``endpoint`` saying exactly why not."""
+    config = arena.config
+    secrets = arena.store.signing_secrets(bot_id)
+    _callable(arena, url)
+    try:
+        with slot():
+            info = handshake(
+                url,
+                secrets,
+                timeout_s=config.handshake_timeout_s,
+                allow_private=config.allow_private_endpoints,
+            )
+    except HelloError as error:
+        raise InvalidError(str(error), field="endpoint", code="handshake_failed") from None
+    return info.version
