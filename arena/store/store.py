@@ -1,41 +1,8 @@
-"""The arena's Redis data layer: every key name and every serialisation is in this module.
+"""The arena's data in Redis: :class:`Store`, its queries and its transactions.
 
-Keys (all under ``gz:``)::
-
-    gz:seq                          INCR counter: the order of everything listed
-    gz:bot:{id}                     hash: a bot (token hash, encrypted signing secrets)
-    gz:bots                         zset of bot ids by registration order
-    gz:bot-names                    hash: casefolded name -> bot id (names are unique)
-    gz:token:{sha256}               string: management-token hash -> bot id
-    gz:tournament:{id}              hash: spec (JSON), status, done, total, times, the deal
-                                    commitment and the encrypted deal secret
-    gz:tournaments                  zset of tournament ids by creation order
-    gz:tournament:{id}:matches      zset of match ids
-    gz:tournament:{id}:standings    hash: participant id -> standing (JSON)
-    gz:tournament:{id}:deals        hash: deal label -> its matches not yet recorded
-    gz:tournament:{id}:failed       set of its failed match ids (each match's hash says why)
-    gz:match:{id}                   hash: seats (JSON), status, deal label, result (JSON), times,
-                                    failure
-    gz:matches                      zset of match ids
-    gz:match:{id}:verifications     hash: what the log's verification depends on (SHA-256) ->
-                                    the verification's report (JSON)
-    gz:bot:{id}:matches             zset of a participant's match ids
-    gz:bot:{id}:faults              list of a participant's faults (JSON), newest first, the
-                                    last FAULTS_KEPT; written with its match's result
-    gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
-    gz:rating:{id}                  string: a participant's ladder rating (JSON)
-    gz:ladder                       zset of participant ids by conservative rating
-    gz:rating:{id}:history          list of rating points (JSON), oldest first
-    gz:schedules                    hash: schedule id -> schedule (JSON)
-    gz:replay-key                   string: the arena's Ed25519 key (PEM) sealing match logs,
-                                    generated once, used when no GONGZHU_REPLAY_KEY is set
-    gz:human-bots                   set of the bot ids whose owners allow human games
-    gz:play:{id}                    hash: a human game's settings, version and progress
-    gz:play:{id}:moves              list of its decisions (replay-log JSON), oldest first;
-                                    both expire HUMAN_GAME_TTL_S after the game's last write
-
-Signing secrets and tournaments' deal secrets are encrypted with Fernet (the arena's
-``GONGZHU_SECRET_KEY``); management tokens are kept only as SHA-256 hashes.
+Which keys hold what is :mod:`arena.store.keys`; how a record is written there is
+:mod:`arena.store.codecs`. Signing secrets and tournaments' deal secrets are encrypted with
+Fernet (the arena's ``GONGZHU_SECRET_KEY``); management tokens are kept only as SHA-256 hashes.
 :meth:`Store.record_result` counts a match exactly once, however often it is called: the whole
 update is one optimistic transaction (WATCH/MULTI) that first checks whether the match already
 has a result.
@@ -52,8 +19,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +32,9 @@ from arena.records import (
     BotFault,
     BotStatus,
     Embargo,
-    Format,
     HumanGame,
     Match,
     MatchFailure,
-    MatchResult,
     MatchStatus,
     Page,
     Rating,
@@ -91,90 +55,13 @@ from arena.results import (
     ranked,
     rate,
 )
-from referee import Rules
-from replays.deals import DealScheme, DealSource, commitment_of, draw_secret
+from arena.store import codecs, keys, replies
+from arena.store.codecs import timestamp
+from replays.deals import DealScheme, commitment_of, draw_secret
 from replays.integrity import generate_key, pack, private_key_from_pem, private_key_pem
-from replays.log import DecisionRecord, MatchLog, TimeControl
+from replays.log import DecisionRecord, MatchLog
 
 Clock = Callable[[], float]
-
-_SEQ = "gz:seq"
-_BOTS = "gz:bots"
-_BOT_NAMES = "gz:bot-names"
-_TOURNAMENTS = "gz:tournaments"
-_MATCHES = "gz:matches"
-_LADDER = "gz:ladder"
-_SCHEDULES = "gz:schedules"
-_REPLAY_KEY = "gz:replay-key"
-_HUMAN_BOTS = "gz:human-bots"
-FAULTS_KEPT = 10_000
-"""A participant's fault index keeps its latest faults, this many (its pages show 50 each)."""
-HUMAN_GAME_TTL_S = 30 * 24 * 3600
-"""An abandoned human game is forgotten a month after its last move."""
-
-
-def _bot(bot_id: str) -> str:
-    return f"gz:bot:{bot_id}"
-
-
-def _token(token_hash: str) -> str:
-    return f"gz:token:{token_hash}"
-
-
-def _tournament(tournament_id: str) -> str:
-    return f"gz:tournament:{tournament_id}"
-
-
-def _tournament_matches(tournament_id: str) -> str:
-    return f"gz:tournament:{tournament_id}:matches"
-
-
-def _standings(tournament_id: str) -> str:
-    return f"gz:tournament:{tournament_id}:standings"
-
-
-def _unfinished_deals(tournament_id: str) -> str:
-    return f"gz:tournament:{tournament_id}:deals"
-
-
-def _failed(tournament_id: str) -> str:
-    return f"gz:tournament:{tournament_id}:failed"
-
-
-def _match(match_id: str) -> str:
-    return f"gz:match:{match_id}"
-
-
-def _verifications(match_id: str) -> str:
-    return f"gz:match:{match_id}:verifications"
-
-
-def _bot_matches(bot_id: str) -> str:
-    return f"gz:bot:{bot_id}:matches"
-
-
-def _faults(bot_id: str) -> str:
-    return f"gz:bot:{bot_id}:faults"
-
-
-def _replay(match_id: str) -> str:
-    return f"gz:replay:{match_id}"
-
-
-def _rating(bot_id: str) -> str:
-    return f"gz:rating:{bot_id}"
-
-
-def _history(bot_id: str) -> str:
-    return f"gz:rating:{bot_id}:history"
-
-
-def _play(game_id: str) -> str:
-    return f"gz:play:{game_id}"
-
-
-def _play_moves(game_id: str) -> str:
-    return f"gz:play:{game_id}:moves"
 
 
 def new_id(prefix: str) -> str:
@@ -188,11 +75,6 @@ def new_secret() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def timestamp(seconds: float) -> str:
-    """ISO 8601 UTC with seconds, as every stored time is written."""
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
 
 
 class Store:
@@ -220,7 +102,7 @@ class Store:
         return timestamp(self._clock())
 
     def _seq(self) -> int:
-        return int(self.redis.incr(_SEQ))
+        return int(self.redis.incr(keys.SEQ))
 
     # -- bots -----------------------------------------------------------------------------------
 
@@ -243,33 +125,33 @@ class Store:
         token = f"gzt_{secrets.token_urlsafe(32)}"
         now = self._now()
         bot = RegisteredBot(bot_id, name, endpoint, description, contact, status, version, now, now)
-        fields = {**_bot_fields(bot), "token_sha256": hash_token(token)}
+        fields = {**codecs.bot_fields(bot), "token_sha256": hash_token(token)}
         fields["secret"] = self._encrypt(secret).decode()
         seq = self._seq()
 
         def register(pipe: Any) -> None:
-            if pipe.hexists(_BOT_NAMES, name.casefold()):
+            if pipe.hexists(keys.BOT_NAMES, name.casefold()):
                 raise NameTakenError(f"the name {name!r} is taken: choose another", field="name")
             pipe.multi()
-            pipe.hset(_BOT_NAMES, name.casefold(), bot_id)
-            pipe.hset(_bot(bot_id), mapping=fields)
-            pipe.set(_token(hash_token(token)), bot_id)
-            pipe.zadd(_BOTS, {bot_id: seq})
+            pipe.hset(keys.BOT_NAMES, name.casefold(), bot_id)
+            pipe.hset(keys.bot(bot_id), mapping=fields)
+            pipe.set(keys.token(hash_token(token)), bot_id)
+            pipe.zadd(keys.BOTS, {bot_id: seq})
 
-        self.redis.transaction(register, _BOT_NAMES)
+        self.redis.transaction(register, keys.BOT_NAMES)
         return bot, token
 
     def get_bot(self, bot_id: str) -> RegisteredBot | None:
-        raw = _strings(self.redis.hgetall(_bot(bot_id)))
-        return _bot_from(raw) if raw else None
+        raw = replies.fields(self.redis.hgetall(keys.bot(bot_id)))
+        return codecs.bot_from(raw) if raw else None
 
     def get_bots(self, bot_ids: Iterable[str]) -> dict[str, RegisteredBot]:
         """The stored bots among ``bot_ids``, by id, in the order given (one round trip)."""
         ids = list(dict.fromkeys(bot_ids))
         found = {}
-        for bot_id, fields in zip(ids, self._hashes(_bot(i) for i in ids), strict=True):
+        for bot_id, fields in zip(ids, self._hashes(keys.bot(i) for i in ids), strict=True):
             if fields:
-                found[bot_id] = _bot_from(fields)
+                found[bot_id] = codecs.bot_from(fields)
         return found
 
     def _hashes(self, keys: Iterable[str]) -> list[dict[str, str]]:
@@ -277,19 +159,19 @@ class Store:
         pipe = self.redis.pipeline(transaction=False)
         for key in keys:
             pipe.hgetall(key)
-        return [_strings(raw) for raw in pipe.execute()]
+        return [replies.fields(raw) for raw in pipe.execute()]
 
     def list_bots(self, *, page: int, per_page: int) -> Page[RegisteredBot]:
-        ids, total = self._page(_BOTS, page, per_page)
+        ids, total = self._page(keys.BOTS, page, per_page)
         return Page(list(self.get_bots(ids).values()), total, page, per_page)
 
     def bot_for_token(self, token: str) -> str | None:
         """The id of the bot ``token`` manages, or None."""
         token_hash = hash_token(token)
-        bot_id = self.redis.get(_token(token_hash))
+        bot_id = self.redis.get(keys.token(token_hash))
         if bot_id is None:
             return None
-        stored = self.redis.hget(_bot(bot_id.decode()), "token_sha256")
+        stored = self.redis.hget(keys.bot(bot_id.decode()), "token_sha256")
         if stored is None or not hmac.compare_digest(stored.decode(), token_hash):
             return None
         return bot_id.decode()
@@ -300,11 +182,11 @@ class Store:
         bot = self._changeable(bot_id)
         updated = replace(bot, **changes, updated_at=self._now())
         pipe = self.redis.pipeline()
-        pipe.hset(_bot(bot_id), mapping=_bot_fields(updated))
+        pipe.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
         if updated.allow_human_games:
-            pipe.sadd(_HUMAN_BOTS, bot_id)
+            pipe.sadd(keys.HUMAN_BOTS, bot_id)
         else:
-            pipe.srem(_HUMAN_BOTS, bot_id)
+            pipe.srem(keys.HUMAN_BOTS, bot_id)
         pipe.execute()
         return updated
 
@@ -313,12 +195,12 @@ class Store:
         bot = self._changeable(bot_id)
         status = BotStatus.ACTIVE if bot.status is BotStatus.PENDING else bot.status
         updated = replace(bot, version=version, status=status, updated_at=self._now())
-        self.redis.hset(_bot(bot_id), mapping=_bot_fields(updated))
+        self.redis.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
         return updated
 
     def human_game_bots(self) -> list[RegisteredBot]:
         """The active bots whose owners allow human games, by name."""
-        found = self.get_bots(sorted(_strings_list(self.redis.smembers(_HUMAN_BOTS))))
+        found = self.get_bots(sorted(replies.texts(self.redis.smembers(keys.HUMAN_BOTS))))
         playing = [
             b for b in found.values() if b.allow_human_games and b.status is BotStatus.ACTIVE
         ]
@@ -327,7 +209,7 @@ class Store:
     def set_bot_status(self, bot_id: str, status: BotStatus) -> RegisteredBot:
         bot = self._changeable(bot_id)
         updated = replace(bot, status=status, updated_at=self._now())
-        self.redis.hset(_bot(bot_id), mapping=_bot_fields(updated))
+        self.redis.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
         return updated
 
     def _changeable(self, bot_id: str) -> RegisteredBot:
@@ -342,10 +224,10 @@ class Store:
         """Sign with ``secret`` from now on; the current secret stays valid for ``grace_s``
         seconds so that matches in flight still verify."""
         self._changeable(bot_id)
-        current = self.redis.hget(_bot(bot_id), "secret")
+        current = self.redis.hget(keys.bot(bot_id), "secret")
         assert current is not None
         self.redis.hset(
-            _bot(bot_id),
+            keys.bot(bot_id),
             mapping={
                 "secret": self._encrypt(secret),
                 "previous_secret": current,
@@ -357,7 +239,7 @@ class Store:
     def signing_secrets(self, bot_id: str) -> list[str]:
         """The secrets to sign a request to ``bot_id`` with: the current one, and the previous
         one while its grace period lasts (``bot_sdk.signing.sign`` takes the list)."""
-        raw = self.redis.hmget(_bot(bot_id), ["secret", "previous_secret", "previous_until"])
+        raw = self.redis.hmget(keys.bot(bot_id), ["secret", "previous_secret", "previous_until"])
         current, previous, until = raw
         if current is None:
             raise NotFoundError(f"there is no bot {bot_id}")
@@ -377,27 +259,31 @@ class Store:
         tournament_id = new_id("t")
         now = self._now()
         secret = draw_secret()
+        tournament = Tournament(
+            tournament_id,
+            spec,
+            TournamentStatus.CREATED,
+            done=0,
+            total=0,
+            created_at=now,
+            updated_at=now,
+            schedule_id=schedule_id,
+            deal_commitment=commitment_of(secret),
+        )
         fields = {
-            "spec": json.dumps(_spec_json(spec)),
-            "deal_commitment": commitment_of(secret),
+            **codecs.tournament_fields(tournament),
             "deal_secret": self._fernet.encrypt(secret),
-            "status": TournamentStatus.CREATED.value,
-            "done": 0,
-            "total": 0,
-            "created_at": now,
-            "updated_at": now,
-            "schedule_id": schedule_id or "",
         }
         pipe = self.redis.pipeline()
-        pipe.hset(_tournament(tournament_id), mapping=fields)
-        pipe.zadd(_TOURNAMENTS, {tournament_id: self._seq()})
+        pipe.hset(keys.tournament(tournament_id), mapping=fields)
+        pipe.zadd(keys.TOURNAMENTS, {tournament_id: self._seq()})
         pipe.execute()
         return tournament_id
 
     def deal_secret(self, tournament_id: str) -> bytes:
         """The tournament's deal secret: the workers deal from it; the API shows it once the
         tournament is over."""
-        stored = self.redis.hget(_tournament(tournament_id), "deal_secret")
+        stored = self.redis.hget(keys.tournament(tournament_id), "deal_secret")
         if stored is None:
             raise NotFoundError(f"tournament {tournament_id!r} has no deal secret")
         return self._fernet.decrypt(stored)
@@ -410,18 +296,18 @@ class Store:
 
     def get_tournament(self, tournament_id: str) -> Tournament | None:
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(_tournament(tournament_id))
-        pipe.smembers(_failed(tournament_id))
+        pipe.hgetall(keys.tournament(tournament_id))
+        pipe.smembers(keys.failed(tournament_id))
         raw, failed = pipe.execute()
         if not raw:
             return None
-        tournament = _tournament_from(tournament_id, _strings(raw))
+        tournament = codecs.tournament_from(tournament_id, replies.fields(raw))
         if not failed:
             return tournament
-        ids = sorted(_strings_list(failed))
+        ids = sorted(replies.texts(failed))
         pipe = self.redis.pipeline(transaction=False)
         for match_id in ids:
-            pipe.hget(_match(match_id), "failure")
+            pipe.hget(keys.match(match_id), "failure")
         failures = [
             MatchFailure(match_id, (reason or b"").decode())
             for match_id, reason in zip(ids, pipe.execute(), strict=True)
@@ -429,7 +315,7 @@ class Store:
         return replace(tournament, failures=tuple(failures))
 
     def list_tournaments(self, *, page: int, per_page: int) -> Page[Tournament]:
-        ids, total = self._page(_TOURNAMENTS, page, per_page)
+        ids, total = self._page(keys.TOURNAMENTS, page, per_page)
         found = [t for t in map(self.get_tournament, ids) if t]
         return Page(found, total, page, per_page)
 
@@ -441,7 +327,7 @@ class Store:
         allowed_from: Sequence[TournamentStatus],
     ) -> Tournament:
         """Change the status if it is one of ``allowed_from`` (checked and set atomically)."""
-        key = _tournament(tournament_id)
+        key = keys.tournament(tournament_id)
         with self.redis.pipeline() as pipe:
             while True:
                 try:
@@ -467,22 +353,22 @@ class Store:
 
     def set_tournament_total(self, tournament_id: str, total: int) -> None:
         """The number of matches the tournament plays (the workers set it when expanding)."""
-        self.redis.hset(_tournament(tournament_id), "total", total)
+        self.redis.hset(keys.tournament(tournament_id), "total", total)
 
     # -- schedules ------------------------------------------------------------------------------
 
     def create_schedule(self, cron: str, template: TournamentSpec) -> Schedule:
         schedule = Schedule(new_id("s"), cron, template, self._now())
-        self.redis.hset(_SCHEDULES, schedule.id, json.dumps(schedule_json(schedule)))
+        self.redis.hset(keys.SCHEDULES, schedule.id, codecs.to_json(schedule))
         return schedule
 
     def list_schedules(self) -> list[Schedule]:
-        raw = self.redis.hgetall(_SCHEDULES)
-        schedules = [_schedule_from(json.loads(v)) for v in raw.values()]
+        raw = self.redis.hgetall(keys.SCHEDULES)
+        schedules = [codecs.from_json(v, Schedule) for v in raw.values()]
         return sorted(schedules, key=lambda s: (s.created_at, s.id))
 
     def delete_schedule(self, schedule_id: str) -> bool:
-        return bool(self.redis.hdel(_SCHEDULES, schedule_id))
+        return bool(self.redis.hdel(keys.SCHEDULES, schedule_id))
 
     # -- matches --------------------------------------------------------------------------------
 
@@ -497,28 +383,28 @@ class Store:
     ) -> None:
         """Announce a planned match (the workers do, when expanding a tournament) and the label
         of its deal sequence; a second call for the same id changes nothing."""
-        if not self.redis.hsetnx(_match(match_id), "status", MatchStatus.QUEUED.value):
+        if not self.redis.hsetnx(keys.match(match_id), "status", MatchStatus.QUEUED.value):
             return
         pipe = self.redis.pipeline()
-        pipe.hset(
-            _match(match_id),
-            mapping={
-                "seats": json.dumps(list(seats)),
-                "tournament_id": tournament_id or "",
-                "table_id": table_id or "",
-                "deal_label": deal_label,
-                "created_at": self._now(),
-            },
+        planned = Match(
+            match_id,
+            tournament_id,
+            table_id,
+            tuple(seats),
+            MatchStatus.QUEUED,
+            self._now(),
+            deal_label=deal_label,
         )
+        pipe.hset(keys.match(match_id), mapping=codecs.planned_match_fields(planned))
         if tournament_id and deal_label:
-            pipe.hincrby(_unfinished_deals(tournament_id), deal_label, 1)
+            pipe.hincrby(keys.unfinished_deals(tournament_id), deal_label, 1)
         self._index_match(pipe, match_id, seats, tournament_id, self._seq())
         pipe.execute()
 
     def mark_match_running(self, match_id: str) -> None:
         """The match started; a recorded match stays done."""
-        if self.redis.hget(_match(match_id), "result") is None:
-            self.redis.hset(_match(match_id), "status", MatchStatus.RUNNING.value)
+        if self.redis.hget(keys.match(match_id), "result") is None:
+            self.redis.hset(keys.match(match_id), "status", MatchStatus.RUNNING.value)
 
     def embargo(self, match: Match) -> Embargo | None:
         """Why nothing about ``match``'s hands may be shown yet, or None: its deal is still being
@@ -526,8 +412,8 @@ class Store:
         if match.tournament_id is None or not match.deal_label:
             return None
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hget(_tournament(match.tournament_id), "status")
-        pipe.hget(_unfinished_deals(match.tournament_id), match.deal_label)
+        pipe.hget(keys.tournament(match.tournament_id), "status")
+        pipe.hget(keys.unfinished_deals(match.tournament_id), match.deal_label)
         status, unfinished = pipe.execute()
         if status is None or TournamentStatus(status.decode()).is_over:
             return None
@@ -541,23 +427,23 @@ class Store:
         seals and checks with the same."""
         if configured is not None:
             return private_key_from_pem(configured.read_bytes())
-        self.redis.set(_REPLAY_KEY, private_key_pem(generate_key()), nx=True)
-        pem = self.redis.get(_REPLAY_KEY)
+        self.redis.set(keys.REPLAY_KEY, private_key_pem(generate_key()), nx=True)
+        pem = self.redis.get(keys.REPLAY_KEY)
         assert pem is not None
         return private_key_from_pem(bytes(pem))
 
     def verification(self, match_id: str, fingerprint: str) -> dict[str, Any] | None:
         """The stored verification of the match's log under ``fingerprint`` (what it depends
         on: the log, the key, the revealed secret), or None."""
-        raw = self.redis.hget(_verifications(match_id), fingerprint)
+        raw = self.redis.hget(keys.verifications(match_id), fingerprint)
         return None if raw is None else dict(json.loads(raw))
 
     def keep_verification(self, match_id: str, fingerprint: str, report: Mapping[str, Any]) -> None:
-        self.redis.hset(_verifications(match_id), fingerprint, json.dumps(report))
+        self.redis.hset(keys.verifications(match_id), fingerprint, codecs.dumps(report))
 
     def get_match(self, match_id: str) -> Match | None:
-        raw = _strings(self.redis.hgetall(_match(match_id)))
-        return _match_from(match_id, raw) if "seats" in raw else None
+        raw = replies.fields(self.redis.hgetall(keys.match(match_id)))
+        return codecs.match_from(match_id, raw) if "seats" in raw else None
 
     def list_matches(
         self,
@@ -567,37 +453,37 @@ class Store:
         tournament_id: str | None = None,
         bot_id: str | None = None,
     ) -> Page[Match]:
-        keys = [_tournament_matches(tournament_id)] if tournament_id else []
-        keys += [_bot_matches(bot_id)] if bot_id else []
-        if len(keys) < 2:
-            ids, total = self._page(keys[0] if keys else _MATCHES, page, per_page)
+        indexes = [keys.tournament_matches(tournament_id)] if tournament_id else []
+        indexes += [keys.bot_matches(bot_id)] if bot_id else []
+        if len(indexes) < 2:
+            ids, total = self._page(indexes[0] if indexes else keys.MATCHES, page, per_page)
         else:
-            every = _strings_list(self.redis.zinter(keys, aggregate="MAX"))[::-1]
+            every = replies.texts(self.redis.zinter(indexes, aggregate="MAX"))[::-1]
             start = (page - 1) * per_page
             ids, total = every[start : start + per_page], len(every)
         return Page(self.get_matches(ids), total, page, per_page)
 
     def faults(self, bot_id: str, *, page: int, per_page: int) -> Page[BotFault]:
-        """A participant's faults, newest first (the last :data:`FAULTS_KEPT`)."""
+        """A participant's faults, newest first (the last :data:`~arena.store.keys.FAULTS_KEPT`)."""
         start = (page - 1) * per_page
         pipe = self.redis.pipeline(transaction=False)
-        pipe.lrange(_faults(bot_id), start, start + per_page - 1)
-        pipe.llen(_faults(bot_id))
+        pipe.lrange(keys.faults(bot_id), start, start + per_page - 1)
+        pipe.llen(keys.faults(bot_id))
         raw, total = pipe.execute()
-        return Page([BotFault(**json.loads(item)) for item in raw], int(total), page, per_page)
+        return Page([codecs.from_json(item, BotFault) for item in raw], int(total), page, per_page)
 
     def get_matches(self, match_ids: Sequence[str]) -> list[Match]:
         """The stored matches among ``match_ids``, in the order given (one round trip)."""
         found = []
-        hashes = self._hashes(_match(m) for m in match_ids)
+        hashes = self._hashes(keys.match(m) for m in match_ids)
         for match_id, fields in zip(match_ids, hashes, strict=True):
             if "seats" in fields:
-                found.append(_match_from(match_id, fields))
+                found.append(codecs.match_from(match_id, fields))
         return found
 
     def replay_blob(self, match_id: str) -> bytes | None:
         """The packed sealed log (``replays.integrity.unpack`` reads it)."""
-        blob = self.redis.get(_replay(match_id))
+        blob = self.redis.get(keys.replay(match_id))
         return None if blob is None else bytes(blob)
 
     def record_result(self, match_id: str, sealed: Mapping[str, Any]) -> bool:
@@ -610,18 +496,18 @@ class Store:
         blob = pack(sealed)
         seats = [s.bot_id for s in log.seats]
         rated = is_rated(log)
-        keys = [_match(match_id)]
+        watched = [keys.match(match_id)]
         if log.tournament_id:
             tid = log.tournament_id
-            keys += [_tournament(tid), _standings(tid), _failed(tid)]
+            watched += [keys.tournament(tid), keys.standings(tid), keys.failed(tid)]
         if rated:
-            keys += [_rating(bot_id) for bot_id in seats]
+            watched += [keys.rating(bot_id) for bot_id in seats]
         seq = self._seq()
         with self.redis.pipeline() as pipe:
             while True:
                 try:
-                    pipe.watch(*keys)
-                    if pipe.hget(_match(match_id), "result") is not None:
+                    pipe.watch(*watched)
+                    if pipe.hget(keys.match(match_id), "result") is not None:
                         pipe.unwatch()
                         return False
                     self._write_result(pipe, log, blob, rated, seq)
@@ -638,20 +524,20 @@ class Store:
         tournament: dict[str, str] = {}
         failed, was_failed = 0, False
         if tid:
-            tournament = _strings(pipe.hgetall(_tournament(tid)))
-            failed = int(pipe.scard(_failed(tid)))
-            was_failed = bool(pipe.sismember(_failed(tid), log.match_id))
+            tournament = replies.fields(pipe.hgetall(keys.tournament(tid)))
+            failed = int(pipe.scard(keys.failed(tid)))
+            was_failed = bool(pipe.sismember(keys.failed(tid), log.match_id))
             for seat, bot_id in enumerate(seats):
                 if bot_id not in standings:
-                    stored = pipe.hget(_standings(tid), bot_id)
+                    stored = pipe.hget(keys.standings(tid), bot_id)
                     standings[bot_id] = (
-                        Standing(**json.loads(stored)) if stored else Standing(bot_id)
+                        codecs.from_json(stored, Standing) if stored else Standing(bot_id)
                     )
                 standings[bot_id] = add_to_standing(standings[bot_id], log, seat)
         registered = [
             (seat, info.bot_id)
             for seat, info in enumerate(log.seats)
-            if info.kind == "http" and pipe.exists(_bot(info.bot_id))
+            if info.kind == "http" and pipe.exists(keys.bot(info.bot_id))
         ]
         ratings = []
         if rated:
@@ -659,45 +545,38 @@ class Store:
             ratings = rate(log, before)
         now = self._now()
         pipe.multi()
-        pipe.set(_replay(log.match_id), blob, nx=True)
+        pipe.set(keys.replay(log.match_id), blob, nx=True)
         pipe.hset(
-            _match(log.match_id),
-            mapping={
-                "seats": json.dumps(seats),
-                "tournament_id": tid or "",
-                "table_id": log.table_id or "",
-                "status": MatchStatus.DONE.value,
-                "finished_at": log.finished_at or now,
-                "result": json.dumps(_result_json(log)),
-            },
+            keys.match(log.match_id),
+            mapping=codecs.recorded_match_fields(log, finished_at=log.finished_at or now),
         )
-        pipe.hdel(_match(log.match_id), "failure")
-        pipe.hsetnx(_match(log.match_id), "created_at", log.started_at or now)
+        pipe.hdel(keys.match(log.match_id), "failure")
+        pipe.hsetnx(keys.match(log.match_id), "created_at", log.started_at or now)
         self._index_match(pipe, log.match_id, seats, tid, seq, only_new=True)
         for seat, bot_id in registered:  # counters only: a bot's other fields are not rewritten
-            pipe.hincrby(_bot(bot_id), "faults", log.faults[seat])
-            pipe.hincrby(_bot(bot_id), "fallbacks", own_fallbacks(log, seat))
+            pipe.hincrby(keys.bot(bot_id), "faults", log.faults[seat])
+            pipe.hincrby(keys.bot(bot_id), "fallbacks", own_fallbacks(log, seat))
         for bot_id, faults in faults_of(log).items():
             if faults:
-                pipe.lpush(_faults(bot_id), *(json.dumps(asdict(f)) for f in faults))
-                pipe.ltrim(_faults(bot_id), 0, FAULTS_KEPT - 1)
+                pipe.lpush(keys.faults(bot_id), *map(codecs.to_json, faults))
+                pipe.ltrim(keys.faults(bot_id), 0, keys.FAULTS_KEPT - 1)
         if tid and tournament:
             if log.deals.scheme is DealScheme.COMMITTED and log.deals.label:
-                pipe.hincrby(_unfinished_deals(tid), log.deals.label, -1)
+                pipe.hincrby(keys.unfinished_deals(tid), log.deals.label, -1)
             for bot_id, standing in standings.items():
-                pipe.hset(_standings(tid), bot_id, json.dumps(_standing_json(standing)))
+                pipe.hset(keys.standings(tid), bot_id, codecs.to_json(standing))
             if was_failed:  # it failed, and was played after all (queued again by hand)
-                pipe.srem(_failed(tid), log.match_id)
+                pipe.srem(keys.failed(tid), log.match_id)
                 failed -= 1
             done = int(tournament.get("done", 0)) + 1
             fields = {"done": str(done), "updated_at": now}
             fields.update(_ending(tournament, done, failed))
-            pipe.hset(_tournament(tid), mapping=fields)
+            pipe.hset(keys.tournament(tid), mapping=fields)
         for rating in ratings:
             point = RatingPoint(log.match_id, rating.mu, rating.sigma, now)
-            pipe.set(_rating(rating.bot_id), json.dumps(_rating_json(rating)))
-            pipe.zadd(_LADDER, {rating.bot_id: rating.conservative})
-            pipe.rpush(_history(rating.bot_id), json.dumps(asdict(point)))
+            pipe.set(keys.rating(rating.bot_id), codecs.to_json(rating))
+            pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
+            pipe.rpush(keys.history(rating.bot_id), codecs.to_json(point))
 
     def _index_match(
         self,
@@ -709,10 +588,10 @@ class Store:
         *,
         only_new: bool = False,
     ) -> None:
-        keys = [_MATCHES, *(_bot_matches(b) for b in set(seats))]
+        indexes = [keys.MATCHES, *(keys.bot_matches(b) for b in set(seats))]
         if tournament_id:
-            keys.append(_tournament_matches(tournament_id))
-        for key in keys:
+            indexes.append(keys.tournament_matches(tournament_id))
+        for key in indexes:
             pipe.zadd(key, {match_id: seq}, nx=only_new)
 
     # -- failed matches -------------------------------------------------------------------------
@@ -721,82 +600,92 @@ class Store:
         """Note that the match's job failed for good, and why. A tournament whose every match is
         now recorded or failed is ``done_with_failures``. Returns False, changing nothing, if
         the match is recorded or already failed (or not a tournament's)."""
-        match_key = _match(match_id)
+        match_key = keys.match(match_id)
         tid = (self.redis.hget(match_key, "tournament_id") or b"").decode()
         if not tid:
             return False
 
         def mark(pipe: Any) -> bool:
-            status, failed = pipe.hget(match_key, "status"), pipe.sismember(_failed(tid), match_id)
+            status, failed = (
+                pipe.hget(match_key, "status"),
+                pipe.sismember(keys.failed(tid), match_id),
+            )
             if status is None or status.decode() == MatchStatus.DONE or failed:
                 return False
-            tournament = _strings(pipe.hgetall(_tournament(tid)))
-            ending = _ending(tournament, int(tournament["done"]), int(pipe.scard(_failed(tid))) + 1)
+            tournament = replies.fields(pipe.hgetall(keys.tournament(tid)))
+            ending = _ending(
+                tournament, int(tournament["done"]), int(pipe.scard(keys.failed(tid))) + 1
+            )
             pipe.multi()
             pipe.hset(match_key, mapping={"status": MatchStatus.FAILED.value, "failure": reason})
-            pipe.sadd(_failed(tid), match_id)
-            pipe.hset(_tournament(tid), mapping={**ending, "updated_at": self._now()})
+            pipe.sadd(keys.failed(tid), match_id)
+            pipe.hset(keys.tournament(tid), mapping={**ending, "updated_at": self._now()})
             return True
 
-        keys = (match_key, _tournament(tid), _failed(tid))
-        return bool(self.redis.transaction(mark, *keys, value_from_callable=True))
+        watched = (match_key, keys.tournament(tid), keys.failed(tid))
+        return bool(self.redis.transaction(mark, *watched, value_from_callable=True))
 
     def match_statuses(self, match_ids: Sequence[str]) -> dict[str, MatchStatus]:
         """The status of each stored match among ``match_ids`` (one round trip)."""
         pipe = self.redis.pipeline(transaction=False)
         for match_id in match_ids:
-            pipe.hget(_match(match_id), "status")
+            pipe.hget(keys.match(match_id), "status")
         found = zip(match_ids, pipe.execute(), strict=True)
         return {m: MatchStatus(status.decode()) for m, status in found if status is not None}
 
     def failed_matches(self, tournament_id: str) -> list[str]:
-        return sorted(_strings_list(self.redis.smembers(_failed(tournament_id))))
+        return sorted(replies.texts(self.redis.smembers(keys.failed(tournament_id))))
 
     def unfail_matches(self, tournament_id: str, match_ids: Sequence[str]) -> list[str]:
         """Put those of ``match_ids`` that are still failed back to ``queued`` (their jobs are
         queued again) and the tournament back to ``running``; returns the ids it moved."""
-        keys = (_tournament(tournament_id), _failed(tournament_id), *map(_match, match_ids))
+        watched = (
+            keys.tournament(tournament_id),
+            keys.failed(tournament_id),
+            *map(keys.match, match_ids),
+        )
 
         def unfail(pipe: Any) -> list[str]:
-            still = [m for m in match_ids if pipe.sismember(_failed(tournament_id), m)]
-            status = pipe.hget(_tournament(tournament_id), "status")
+            still = [m for m in match_ids if pipe.sismember(keys.failed(tournament_id), m)]
+            status = pipe.hget(keys.tournament(tournament_id), "status")
             pipe.multi()
             for match_id in still:
-                pipe.srem(_failed(tournament_id), match_id)
-                pipe.hset(_match(match_id), "status", MatchStatus.QUEUED.value)
-                pipe.hdel(_match(match_id), "failure")
+                pipe.srem(keys.failed(tournament_id), match_id)
+                pipe.hset(keys.match(match_id), "status", MatchStatus.QUEUED.value)
+                pipe.hdel(keys.match(match_id), "failure")
             if still and status == TournamentStatus.DONE_WITH_FAILURES.value.encode():
                 pipe.hset(
-                    _tournament(tournament_id),
+                    keys.tournament(tournament_id),
                     mapping={"status": TournamentStatus.RUNNING.value, "updated_at": self._now()},
                 )
             return still
 
-        return list(self.redis.transaction(unfail, *keys, value_from_callable=True))
+        return list(self.redis.transaction(unfail, *watched, value_from_callable=True))
 
     # -- standings and the ladder ---------------------------------------------------------------
 
     def standings(self, tournament_id: str) -> list[Standing]:
-        raw = self.redis.hgetall(_standings(tournament_id))
-        return ranked([Standing(**json.loads(v)) for v in raw.values()])
+        raw = self.redis.hgetall(keys.standings(tournament_id))
+        return ranked([codecs.from_json(v, Standing) for v in raw.values()])
 
     def rating(self, bot_id: str) -> Rating | None:
         return self._rating_in(self.redis, bot_id)
 
     def _rating_in(self, client: Any, bot_id: str) -> Rating | None:
-        raw = client.get(_rating(bot_id))
-        return Rating(**json.loads(raw)) if raw else None
+        raw = client.get(keys.rating(bot_id))
+        return codecs.from_json(raw, Rating) if raw else None
 
     def ladder(self, *, page: int, per_page: int) -> Page[tuple[int, Rating]]:
         """Ratings best first, each with its rank (1 = best)."""
-        ids, total = self._page(_LADDER, page, per_page)
+        ids, total = self._page(keys.LADDER, page, per_page)
         first = (page - 1) * per_page + 1
-        raw = self.redis.mget([_rating(bot_id) for bot_id in ids]) if ids else []
-        found = [(first + i, Rating(**json.loads(r))) for i, r in enumerate(raw) if r]
+        raw = self.redis.mget([keys.rating(bot_id) for bot_id in ids]) if ids else []
+        found = [(first + i, codecs.from_json(r, Rating)) for i, r in enumerate(raw) if r]
         return Page(found, total, page, per_page)
 
     def rating_history(self, bot_id: str) -> list[RatingPoint]:
-        return [RatingPoint(**json.loads(p)) for p in self.redis.lrange(_history(bot_id), 0, -1)]
+        points = self.redis.lrange(keys.history(bot_id), 0, -1)
+        return [codecs.from_json(p, RatingPoint) for p in points]
 
     # -- human games ----------------------------------------------------------------------------
 
@@ -811,17 +700,17 @@ class Store:
 
     def get_human_game(self, game_id: str) -> HumanGame | None:
         pipe = self.redis.pipeline()
-        pipe.hgetall(_play(game_id))
-        pipe.lrange(_play_moves(game_id), 0, -1)
+        pipe.hgetall(keys.play(game_id))
+        pipe.lrange(keys.play_moves(game_id), 0, -1)
         raw, moves = pipe.execute()
         if not raw:
             return None
-        return _human_game_from(game_id, _strings(raw), moves)
+        return codecs.human_game_from(game_id, replies.fields(raw), moves)
 
     def save_human_game(self, game: HumanGame, new_moves: Sequence[DecisionRecord]) -> HumanGame:
         """Store ``game`` with ``new_moves`` appended, if the stored version is still
         ``game.version``; else raise :class:`StaleVersionError`, changing nothing."""
-        key = _play(game.id)
+        key = keys.play(game.id)
         saved = replace(game, version=game.version + 1, moves=(*game.moves, *new_moves))
         with self.redis.pipeline() as pipe:
             try:
@@ -845,17 +734,20 @@ class Store:
 
     def mark_human_game_recorded(self, game: HumanGame) -> HumanGame:
         """Note that the game's match is recorded (no new version: nothing the player sees)."""
-        self.redis.hset(_play(game.id), "recorded", "1")
+        self.redis.hset(keys.play(game.id), "recorded", "1")
         return replace(game, recorded=True)
 
     def _write_human_game(
         self, pipe: Any, game: HumanGame, new_moves: Sequence[DecisionRecord]
     ) -> None:
-        pipe.hset(_play(game.id), mapping={**_human_game_fields(game), "updated_at": self._now()})
+        pipe.hset(
+            keys.play(game.id),
+            mapping={**codecs.human_game_fields(game), "updated_at": self._now()},
+        )
         if new_moves:
-            pipe.rpush(_play_moves(game.id), *(json.dumps(m.to_json()) for m in new_moves))
-        pipe.expire(_play(game.id), HUMAN_GAME_TTL_S)
-        pipe.expire(_play_moves(game.id), HUMAN_GAME_TTL_S)
+            pipe.rpush(keys.play_moves(game.id), *map(codecs.to_json, new_moves))
+        pipe.expire(keys.play(game.id), keys.HUMAN_GAME_TTL_S)
+        pipe.expire(keys.play_moves(game.id), keys.HUMAN_GAME_TTL_S)
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -866,7 +758,7 @@ class Store:
         pipe.zrevrange(key, start, start + per_page - 1)
         pipe.zcard(key)
         ids, total = pipe.execute()
-        return _strings_list(ids), int(total)
+        return replies.texts(ids), int(total)
 
 
 def _ending(tournament: Mapping[str, str], done: int, failed: int) -> dict[str, str]:
@@ -879,182 +771,3 @@ def _ending(tournament: Mapping[str, str], done: int, failed: int) -> dict[str, 
         return {}
     status = TournamentStatus.DONE_WITH_FAILURES if failed else TournamentStatus.DONE
     return {"status": status.value}
-
-
-# -- serialisation ------------------------------------------------------------------------------
-
-
-def _strings(raw: Mapping[bytes, bytes]) -> dict[str, str]:
-    return {k.decode(): v.decode() for k, v in raw.items()}
-
-
-def _strings_list(raw: Iterable[bytes]) -> list[str]:
-    return [v.decode() for v in raw]
-
-
-def _bot_fields(bot: RegisteredBot) -> dict[str, str]:
-    return {
-        "id": bot.id,
-        "name": bot.name,
-        "endpoint": bot.endpoint,
-        "description": bot.description,
-        "contact": bot.contact,
-        "status": bot.status.value,
-        "version": bot.version,
-        "created_at": bot.created_at,
-        "updated_at": bot.updated_at,
-        "allow_human_games": "1" if bot.allow_human_games else "0",
-    }
-
-
-def _bot_from(raw: Mapping[str, str]) -> RegisteredBot:
-    return RegisteredBot(
-        id=raw["id"],
-        name=raw["name"],
-        endpoint=raw["endpoint"],
-        description=raw["description"],
-        contact=raw["contact"],
-        status=BotStatus(raw["status"]),
-        version=raw["version"],
-        created_at=raw["created_at"],
-        updated_at=raw["updated_at"],
-        allow_human_games=raw.get("allow_human_games") == "1",
-        faults=int(raw.get("faults", 0)),
-        fallbacks=int(raw.get("fallbacks", 0)),
-    )
-
-
-def _spec_json(spec: TournamentSpec) -> dict[str, Any]:
-    return {
-        "name": spec.name,
-        "participants": list(spec.participants),
-        "format": asdict(spec.format),
-        "rules": spec.rules.to_json(),
-        "time_control": spec.time_control.to_json(),
-        "rated": spec.rated,
-    }
-
-
-def _spec_from(data: Mapping[str, Any]) -> TournamentSpec:
-    return TournamentSpec(
-        name=data["name"],
-        participants=tuple(data["participants"]),
-        format=Format(**data["format"]),
-        rules=Rules.from_json(data["rules"]),
-        time_control=TimeControl.from_json(data["time_control"]),
-        rated=bool(data["rated"]),
-    )
-
-
-def _tournament_from(tournament_id: str, raw: Mapping[str, str]) -> Tournament:
-    return Tournament(
-        id=tournament_id,
-        spec=_spec_from(json.loads(raw["spec"])),
-        status=TournamentStatus(raw["status"]),
-        done=int(raw["done"]),
-        total=int(raw["total"]),
-        created_at=raw["created_at"],
-        updated_at=raw["updated_at"],
-        schedule_id=raw.get("schedule_id") or None,
-        deal_commitment=raw.get("deal_commitment", ""),
-    )
-
-
-def schedule_json(schedule: Schedule) -> dict[str, Any]:
-    """A schedule as JSON (also what the API shows)."""
-    return {
-        "id": schedule.id,
-        "cron": schedule.cron,
-        "template": _spec_json(schedule.template),
-        "created_at": schedule.created_at,
-    }
-
-
-def _schedule_from(data: Mapping[str, Any]) -> Schedule:
-    return Schedule(data["id"], data["cron"], _spec_from(data["template"]), data["created_at"])
-
-
-def _result_json(log: MatchLog) -> dict[str, Any]:
-    return {
-        "places": list(log.places),
-        "totals": list(log.outcome.totals),
-        "faults": list(log.faults),
-        "forfeited": list(log.forfeited),
-        "hands": log.outcome.hands_played,
-        "termination": log.outcome.termination.value,
-    }
-
-
-def _human_game_fields(game: HumanGame) -> dict[str, str]:
-    return {
-        "match_id": game.match_id,
-        "rules": json.dumps(game.rules.to_json()),
-        "deals": json.dumps(game.deals.to_json()),
-        "seat": str(game.seat),
-        "opponents": json.dumps(list(game.opponents)),
-        "created_at": game.created_at,
-        "version": str(game.version),
-        "acknowledged": str(game.acknowledged),
-        "level_changes": json.dumps([list(change) for change in game.level_changes]),
-        "recorded": "1" if game.recorded else "0",
-    }
-
-
-def _human_game_from(game_id: str, raw: Mapping[str, str], moves: Iterable[bytes]) -> HumanGame:
-    a, b, c = json.loads(raw["opponents"])
-    return HumanGame(
-        id=game_id,
-        match_id=raw["match_id"],
-        rules=Rules.from_json(json.loads(raw["rules"])),
-        deals=_human_deals(raw),
-        seat=int(raw["seat"]),
-        opponents=(a, b, c),
-        created_at=raw["created_at"],
-        version=int(raw["version"]),
-        moves=tuple(DecisionRecord.from_json(json.loads(m)) for m in moves),
-        acknowledged=int(raw["acknowledged"]),
-        level_changes=tuple((int(h), str(level)) for h, level in json.loads(raw["level_changes"])),
-        recorded=raw["recorded"] == "1",
-    )
-
-
-def _human_deals(raw: Mapping[str, str]) -> DealSource:
-    if "deals" in raw:
-        return DealSource.from_json(json.loads(raw["deals"]))
-    # a game started before deals were committed: its seed was the arena's, not checkable
-    return DealSource(DealScheme.UNCHECKED, seed=raw["seed"])
-
-
-def _match_from(match_id: str, raw: Mapping[str, str]) -> Match:
-    result = json.loads(raw["result"]) if raw.get("result") else None
-    return Match(
-        id=match_id,
-        tournament_id=raw.get("tournament_id") or None,
-        table_id=raw.get("table_id") or None,
-        seats=tuple(json.loads(raw["seats"])),
-        status=MatchStatus(raw["status"]),
-        created_at=raw.get("created_at", ""),
-        finished_at=raw.get("finished_at") or None,
-        failure=raw.get("failure") or None,
-        deal_label=raw.get("deal_label") or None,
-        result=None
-        if result is None
-        else MatchResult(
-            places=tuple(result["places"]),
-            totals=tuple(result["totals"]),
-            faults=tuple(result["faults"]),
-            forfeited=tuple(result["forfeited"]),
-            hands=int(result["hands"]),
-            termination=str(result["termination"]),
-        ),
-    )
-
-
-def _standing_json(standing: Standing) -> dict[str, Any]:
-    data = asdict(standing)
-    del data["rank"]
-    return data
-
-
-def _rating_json(rating: Rating) -> dict[str, Any]:
-    return asdict(rating)
