@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 from cryptography.fernet import Fernet
@@ -62,6 +62,7 @@ from replays.integrity import generate_key, pack, private_key_from_pem, private_
 from replays.log import DecisionRecord, MatchLog
 
 Clock = Callable[[], float]
+T = TypeVar("T")
 
 
 def new_id(prefix: str) -> str:
@@ -104,6 +105,12 @@ class Store:
     def _seq(self) -> int:
         return int(self.redis.incr(keys.SEQ))
 
+    def _transaction(self, func: Callable[[Any], T], *watched: str) -> T:
+        """``func``'s value, ``func`` run on a pipeline watching ``watched``: it reads, then
+        queues its writes after ``pipe.multi()``; run again from the start whenever a watched
+        key changed before they were applied (``Redis.transaction``)."""
+        return self.redis.transaction(func, *watched, value_from_callable=True)
+
     # -- bots -----------------------------------------------------------------------------------
 
     def create_bot(
@@ -138,7 +145,7 @@ class Store:
             pipe.set(keys.token(hash_token(token)), bot_id)
             pipe.zadd(keys.BOTS, {bot_id: seq})
 
-        self.redis.transaction(register, keys.BOT_NAMES)
+        self._transaction(register, keys.BOT_NAMES)
         return bot, token
 
     def get_bot(self, bot_id: str) -> RegisteredBot | None:
@@ -328,25 +335,21 @@ class Store:
     ) -> Tournament:
         """Change the status if it is one of ``allowed_from`` (checked and set atomically)."""
         key = keys.tournament(tournament_id)
-        with self.redis.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    status = pipe.hget(key, "status")
-                    if status is None:
-                        raise NotFoundError(f"there is no tournament {tournament_id}")
-                    current = TournamentStatus(status.decode())
-                    if current not in allowed_from:
-                        raise WrongStateError(
-                            f"tournament {tournament_id} is {current.value}; it can be "
-                            f"{to.value} only when {' or '.join(s.value for s in allowed_from)}"
-                        )
-                    pipe.multi()
-                    pipe.hset(key, mapping={"status": to.value, "updated_at": self._now()})
-                    pipe.execute()
-                    break
-                except redis.WatchError:
-                    continue
+
+        def move(pipe: Any) -> None:
+            status = pipe.hget(key, "status")
+            if status is None:
+                raise NotFoundError(f"there is no tournament {tournament_id}")
+            current = TournamentStatus(status.decode())
+            if current not in allowed_from:
+                raise WrongStateError(
+                    f"tournament {tournament_id} is {current.value}; it can be "
+                    f"{to.value} only when {' or '.join(s.value for s in allowed_from)}"
+                )
+            pipe.multi()
+            pipe.hset(key, mapping={"status": to.value, "updated_at": self._now()})
+
+        self._transaction(move, key)
         tournament = self.get_tournament(tournament_id)
         assert tournament is not None
         return tournament
@@ -503,18 +506,14 @@ class Store:
         if rated:
             watched += [keys.rating(bot_id) for bot_id in seats]
         seq = self._seq()
-        with self.redis.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(*watched)
-                    if pipe.hget(keys.match(match_id), "result") is not None:
-                        pipe.unwatch()
-                        return False
-                    self._write_result(pipe, log, blob, rated, seq)
-                    pipe.execute()
-                    return True
-                except redis.WatchError:
-                    continue
+
+        def record(pipe: Any) -> bool:
+            if pipe.hget(keys.match(match_id), "result") is not None:
+                return False
+            self._write_result(pipe, log, blob, rated, seq)
+            return True
+
+        return self._transaction(record, *watched)
 
     def _write_result(self, pipe: Any, log: MatchLog, blob: bytes, rated: bool, seq: int) -> None:
         """Read what the update needs (the pipeline is watching), then queue every write."""
@@ -623,7 +622,7 @@ class Store:
             return True
 
         watched = (match_key, keys.tournament(tid), keys.failed(tid))
-        return bool(self.redis.transaction(mark, *watched, value_from_callable=True))
+        return self._transaction(mark, *watched)
 
     def match_statuses(self, match_ids: Sequence[str]) -> dict[str, MatchStatus]:
         """The status of each stored match among ``match_ids`` (one round trip)."""
@@ -660,7 +659,7 @@ class Store:
                 )
             return still
 
-        return list(self.redis.transaction(unfail, *watched, value_from_callable=True))
+        return self._transaction(unfail, *watched)
 
     # -- standings and the ladder ---------------------------------------------------------------
 
@@ -709,7 +708,9 @@ class Store:
 
     def save_human_game(self, game: HumanGame, new_moves: Sequence[DecisionRecord]) -> HumanGame:
         """Store ``game`` with ``new_moves`` appended, if the stored version is still
-        ``game.version``; else raise :class:`StaleVersionError`, changing nothing."""
+        ``game.version``; else raise :class:`StaleVersionError`, changing nothing. Tried once,
+        not retried like :meth:`_transaction`: a game written meanwhile (another tab) is stale
+        for this move too."""
         key = keys.play(game.id)
         saved = replace(game, version=game.version + 1, moves=(*game.moves, *new_moves))
         with self.redis.pipeline() as pipe:
