@@ -28,7 +28,8 @@ Keys (all under ``gz:``)::
     gz:rating:{id}:history          list of rating points (JSON), oldest first
     gz:schedules                    hash: schedule id -> schedule (JSON)
     gz:replay-key                   string: the arena's Ed25519 key (PEM) sealing match logs,
-                                    generated once, used when no GONGZHU_REPLAY_KEY is set
+                                    kept by the first caller, used when no GONGZHU_REPLAY_KEY
+                                    is set (:meth:`arena.context.Arena.replay_key`)
     gz:human-bots                   set of the bot ids whose owners allow human games
     gz:play:{id}                    hash: a human game's settings, version and progress
     gz:play:{id}:moves              list of its decisions (replay-log JSON), oldest first;
