@@ -218,7 +218,7 @@ def human_game_fields(game: HumanGame) -> dict[str, str]:
     }
 
 
-def human_game_from(game_id: str, raw: Mapping[str, str], moves: Iterable[bytes]) -> HumanGame:
+def human_game_from(game_id: str, raw: Mapping[str, str], moves: Iterable[str]) -> HumanGame:
     return HumanGame(
         id=game_id,
         match_id=raw["match_id"],

@@ -20,10 +20,11 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, TypedDict, Unpack
 
 import redis
 from cryptography.fernet import Fernet
+from redis.client import Pipeline
 
 from arena.errors import NameTakenError, NotFoundError, StaleVersionError, WrongStateError
 from arena.records import (
@@ -61,7 +62,16 @@ from replays.integrity import pack
 from replays.log import DecisionRecord, MatchLog
 
 Clock = Callable[[], float]
-T = TypeVar("T")
+
+
+class BotChanges(TypedDict, total=False):
+    """What a bot's owner may change (:meth:`Store.update_bot`)."""
+
+    endpoint: str
+    description: str
+    contact: str
+    version: str
+    allow_human_games: bool
 
 
 def new_id(prefix: str) -> str:
@@ -94,7 +104,7 @@ class Store:
 
     def ping(self) -> bool:
         try:
-            return bool(self.redis.ping())
+            return replies.boolean(self.redis.ping())
         except redis.RedisError:
             return False
 
@@ -102,13 +112,7 @@ class Store:
         return timestamp(self._clock())
 
     def _seq(self) -> int:
-        return int(self.redis.incr(keys.SEQ))
-
-    def _transaction(self, func: Callable[[Any], T], *watched: str) -> T:
-        """``func``'s value, ``func`` run on a pipeline watching ``watched``: it reads, then
-        queues its writes after ``pipe.multi()``; run again from the start whenever a watched
-        key changed before they were applied (``Redis.transaction``)."""
-        return self.redis.transaction(func, *watched, value_from_callable=True)
+        return replies.number(self.redis.incr(keys.SEQ))
 
     # -- bots -----------------------------------------------------------------------------------
 
@@ -135,8 +139,8 @@ class Store:
         fields["secret"] = self._encrypt(secret).decode()
         seq = self._seq()
 
-        def register(pipe: Any) -> None:
-            if pipe.hexists(keys.BOT_NAMES, name.casefold()):
+        def register(pipe: Pipeline) -> None:
+            if replies.boolean(pipe.hexists(keys.BOT_NAMES, name.casefold())):
                 raise NameTakenError(f"the name {name!r} is taken: choose another", field="name")
             pipe.multi()
             pipe.hset(keys.BOT_NAMES, name.casefold(), bot_id)
@@ -144,7 +148,7 @@ class Store:
             pipe.set(keys.token(hash_token(token)), bot_id)
             pipe.zadd(keys.BOTS, {bot_id: seq})
 
-        self._transaction(register, keys.BOT_NAMES)
+        replies.transaction(self.redis, register, keys.BOT_NAMES)
         return bot, token
 
     def get_bot(self, bot_id: str) -> RegisteredBot | None:
@@ -160,10 +164,10 @@ class Store:
                 found[bot_id] = codecs.bot_from(fields)
         return found
 
-    def _hashes(self, keys: Iterable[str]) -> list[dict[str, str]]:
+    def _hashes(self, names: Iterable[str]) -> list[dict[str, str]]:
         """``HGETALL`` of every key in one round trip, in order (empty for a missing key)."""
         pipe = self.redis.pipeline(transaction=False)
-        for key in keys:
+        for key in names:
             pipe.hgetall(key)
         return [replies.fields(raw) for raw in pipe.execute()]
 
@@ -174,17 +178,16 @@ class Store:
     def bot_for_token(self, token: str) -> str | None:
         """The id of the bot ``token`` manages, or None."""
         token_hash = hash_token(token)
-        bot_id = self.redis.get(keys.token(token_hash))
+        bot_id = replies.text(self.redis.get(keys.token(token_hash)))
         if bot_id is None:
             return None
-        stored = self.redis.hget(keys.bot(bot_id.decode()), "token_sha256")
-        if stored is None or not hmac.compare_digest(stored.decode(), token_hash):
+        stored = replies.text(self.redis.hget(keys.bot(bot_id), "token_sha256"))
+        if stored is None or not hmac.compare_digest(stored, token_hash):
             return None
-        return bot_id.decode()
+        return bot_id
 
-    def update_bot(self, bot_id: str, **changes: str | bool) -> RegisteredBot:
-        """Change ``endpoint``, ``description``, ``contact``, ``version`` or
-        ``allow_human_games`` of a bot that is not retired."""
+    def update_bot(self, bot_id: str, **changes: Unpack[BotChanges]) -> RegisteredBot:
+        """Change :class:`BotChanges` fields of a bot that is not retired."""
         bot = self._changeable(bot_id)
         updated = replace(bot, **changes, updated_at=self._now())
         pipe = self.redis.pipeline()
@@ -230,7 +233,7 @@ class Store:
         """Sign with ``secret`` from now on; the current secret stays valid for ``grace_s``
         seconds so that matches in flight still verify."""
         self._changeable(bot_id)
-        current = self.redis.hget(keys.bot(bot_id), "secret")
+        current = replies.blob(self.redis.hget(keys.bot(bot_id), "secret"))
         assert current is not None
         self.redis.hset(
             keys.bot(bot_id),
@@ -245,8 +248,8 @@ class Store:
     def signing_secrets(self, bot_id: str) -> list[str]:
         """The secrets to sign a request to ``bot_id`` with: the current one, and the previous
         one while its grace period lasts (``bot_sdk.signing.sign`` takes the list)."""
-        raw = self.redis.hmget(keys.bot(bot_id), ["secret", "previous_secret", "previous_until"])
-        current, previous, until = raw
+        fields = ["secret", "previous_secret", "previous_until"]
+        current, previous, until = replies.blobs(self.redis.hmget(keys.bot(bot_id), fields))
         if current is None:
             raise NotFoundError(f"there is no bot {bot_id}")
         result = [self._fernet.decrypt(current).decode()]
@@ -289,7 +292,7 @@ class Store:
     def deal_secret(self, tournament_id: str) -> bytes:
         """The tournament's deal secret: the workers deal from it; the API shows it once the
         tournament is over."""
-        stored = self.redis.hget(keys.tournament(tournament_id), "deal_secret")
+        stored = replies.blob(self.redis.hget(keys.tournament(tournament_id), "deal_secret"))
         if stored is None:
             raise NotFoundError(f"tournament {tournament_id!r} has no deal secret")
         return self._fernet.decrypt(stored)
@@ -315,7 +318,7 @@ class Store:
         for match_id in ids:
             pipe.hget(keys.match(match_id), "failure")
         failures = [
-            MatchFailure(match_id, (reason or b"").decode())
+            MatchFailure(match_id, replies.text(reason) or "")
             for match_id, reason in zip(ids, pipe.execute(), strict=True)
         ]
         return replace(tournament, failures=tuple(failures))
@@ -335,11 +338,11 @@ class Store:
         """Change the status if it is one of ``allowed_from`` (checked and set atomically)."""
         key = keys.tournament(tournament_id)
 
-        def move(pipe: Any) -> None:
-            status = pipe.hget(key, "status")
+        def move(pipe: Pipeline) -> None:
+            status = replies.text(pipe.hget(key, "status"))
             if status is None:
                 raise NotFoundError(f"there is no tournament {tournament_id}")
-            current = TournamentStatus(status.decode())
+            current = TournamentStatus(status)
             if current not in allowed_from:
                 raise WrongStateError(
                     f"tournament {tournament_id} is {current.value}; it can be "
@@ -348,14 +351,14 @@ class Store:
             pipe.multi()
             pipe.hset(key, mapping={"status": to.value, "updated_at": self._now()})
 
-        self._transaction(move, key)
+        replies.transaction(self.redis, move, key)
         tournament = self.get_tournament(tournament_id)
         assert tournament is not None
         return tournament
 
     def set_tournament_total(self, tournament_id: str, total: int) -> None:
         """The number of matches the tournament plays (the workers set it when expanding)."""
-        self.redis.hset(keys.tournament(tournament_id), "total", total)
+        self.redis.hset(keys.tournament(tournament_id), "total", str(total))
 
     # -- schedules ------------------------------------------------------------------------------
 
@@ -365,12 +368,12 @@ class Store:
         return schedule
 
     def list_schedules(self) -> list[Schedule]:
-        raw = self.redis.hgetall(keys.SCHEDULES)
+        raw = replies.fields(self.redis.hgetall(keys.SCHEDULES))
         schedules = [codecs.from_json(v, Schedule) for v in raw.values()]
         return sorted(schedules, key=lambda s: (s.created_at, s.id))
 
     def delete_schedule(self, schedule_id: str) -> bool:
-        return bool(self.redis.hdel(keys.SCHEDULES, schedule_id))
+        return replies.boolean(self.redis.hdel(keys.SCHEDULES, schedule_id))
 
     # -- matches --------------------------------------------------------------------------------
 
@@ -385,7 +388,9 @@ class Store:
     ) -> None:
         """Announce a planned match (the workers do, when expanding a tournament) and the label
         of its deal sequence; a second call for the same id changes nothing."""
-        if not self.redis.hsetnx(keys.match(match_id), "status", MatchStatus.QUEUED.value):
+        if not replies.boolean(
+            self.redis.hsetnx(keys.match(match_id), "status", MatchStatus.QUEUED.value)
+        ):
             return
         pipe = self.redis.pipeline()
         planned = Match(
@@ -405,7 +410,7 @@ class Store:
 
     def mark_match_running(self, match_id: str) -> None:
         """The match started; a recorded match stays done."""
-        if self.redis.hget(keys.match(match_id), "result") is None:
+        if replies.blob(self.redis.hget(keys.match(match_id), "result")) is None:
             self.redis.hset(keys.match(match_id), "status", MatchStatus.RUNNING.value)
 
     def embargo(self, match: Match) -> Embargo | None:
@@ -416,8 +421,8 @@ class Store:
         pipe = self.redis.pipeline(transaction=False)
         pipe.hget(keys.tournament(match.tournament_id), "status")
         pipe.hget(keys.unfinished_deals(match.tournament_id), match.deal_label)
-        status, unfinished = pipe.execute()
-        if status is None or TournamentStatus(status.decode()).is_over:
+        status, unfinished = map(replies.text, pipe.execute())
+        if status is None or TournamentStatus(status).is_over:
             return None
         if unfinished is None or int(unfinished) <= 0:
             return None
@@ -427,14 +432,14 @@ class Store:
         """The replay key (PEM) kept in Redis for the whole arena: ``candidate``, if no key was
         kept before (:meth:`arena.context.Arena.replay_key` decides when it is used)."""
         self.redis.set(keys.REPLAY_KEY, candidate, nx=True)
-        pem = self.redis.get(keys.REPLAY_KEY)
+        pem = replies.blob(self.redis.get(keys.REPLAY_KEY))
         assert pem is not None
-        return bytes(pem)
+        return pem
 
     def verification(self, match_id: str, fingerprint: str) -> dict[str, Any] | None:
         """The stored verification of the match's log under ``fingerprint`` (what it depends
         on: the log, the key, the revealed secret), or None."""
-        raw = self.redis.hget(keys.verifications(match_id), fingerprint)
+        raw = replies.blob(self.redis.hget(keys.verifications(match_id), fingerprint))
         return None if raw is None else dict(json.loads(raw))
 
     def keep_verification(self, match_id: str, fingerprint: str, report: Mapping[str, Any]) -> None:
@@ -469,11 +474,12 @@ class Store:
         pipe.lrange(keys.faults(bot_id), start, start + per_page - 1)
         pipe.llen(keys.faults(bot_id))
         raw, total = pipe.execute()
-        return Page([codecs.from_json(item, BotFault) for item in raw], int(total), page, per_page)
+        found = [codecs.from_json(item, BotFault) for item in replies.texts(raw)]
+        return Page(found, replies.number(total), page, per_page)
 
     def get_matches(self, match_ids: Sequence[str]) -> list[Match]:
         """The stored matches among ``match_ids``, in the order given (one round trip)."""
-        found = []
+        found: list[Match] = []
         hashes = self._hashes(keys.match(m) for m in match_ids)
         for match_id, fields in zip(match_ids, hashes, strict=True):
             if "seats" in fields:
@@ -482,8 +488,7 @@ class Store:
 
     def replay_blob(self, match_id: str) -> bytes | None:
         """The packed sealed log (``replays.integrity.unpack`` reads it)."""
-        blob = self.redis.get(keys.replay(match_id))
-        return None if blob is None else bytes(blob)
+        return replies.blob(self.redis.get(keys.replay(match_id)))
 
     def record_result(self, match_id: str, sealed: Mapping[str, Any]) -> bool:
         """Store a finished match's sealed log, its result, the tournament's standings and
@@ -503,15 +508,17 @@ class Store:
             watched += [keys.rating(bot_id) for bot_id in seats]
         seq = self._seq()
 
-        def record(pipe: Any) -> bool:
-            if pipe.hget(keys.match(match_id), "result") is not None:
+        def record(pipe: Pipeline) -> bool:
+            if replies.blob(pipe.hget(keys.match(match_id), "result")) is not None:
                 return False
             self._write_result(pipe, log, blob, rated, seq)
             return True
 
-        return self._transaction(record, *watched)
+        return replies.transaction(self.redis, record, *watched)
 
-    def _write_result(self, pipe: Any, log: MatchLog, blob: bytes, rated: bool, seq: int) -> None:
+    def _write_result(
+        self, pipe: Pipeline, log: MatchLog, blob: bytes, rated: bool, seq: int
+    ) -> None:
         """Read what the update needs (the pipeline is watching), then queue every write."""
         seats = [s.bot_id for s in log.seats]
         tid = log.tournament_id
@@ -520,14 +527,14 @@ class Store:
         failed, was_failed = 0, False
         if tid:
             tournament = replies.fields(pipe.hgetall(keys.tournament(tid)))
-            failed = int(pipe.scard(keys.failed(tid)))
-            was_failed = bool(pipe.sismember(keys.failed(tid), log.match_id))
+            failed = replies.number(pipe.scard(keys.failed(tid)))
+            was_failed = replies.boolean(pipe.sismember(keys.failed(tid), log.match_id))
             stored = {b: self._standing_in(pipe, tid, b) for b in dict.fromkeys(seats)}
             standings = add_to_standings(stored, log)
         registered = [
             (seat, info.bot_id)
             for seat, info in enumerate(log.seats)
-            if info.kind == "http" and pipe.exists(keys.bot(info.bot_id))
+            if info.kind == "http" and replies.boolean(pipe.exists(keys.bot(info.bot_id)))
         ]
         ratings = rate(log, [self._rating_in(pipe, b) for b in seats]) if rated else []
         now = self._now()
@@ -567,7 +574,7 @@ class Store:
 
     def _index_match(
         self,
-        pipe: Any,
+        pipe: Pipeline,
         match_id: str,
         seats: Sequence[str],
         tournament_id: str | None,
@@ -588,19 +595,17 @@ class Store:
         now recorded or failed is ``done_with_failures``. Returns False, changing nothing, if
         the match is recorded or already failed (or not a tournament's)."""
         match_key = keys.match(match_id)
-        tid = (self.redis.hget(match_key, "tournament_id") or b"").decode()
+        tid = replies.text(self.redis.hget(match_key, "tournament_id"))
         if not tid:
             return False
 
-        def mark(pipe: Any) -> bool:
-            status, failed = (
-                pipe.hget(match_key, "status"),
-                pipe.sismember(keys.failed(tid), match_id),
-            )
-            if status is None or status.decode() == MatchStatus.DONE or failed:
+        def mark(pipe: Pipeline) -> bool:
+            match_status = replies.text(pipe.hget(match_key, "status"))
+            marked = replies.boolean(pipe.sismember(keys.failed(tid), match_id))
+            if match_status is None or match_status == MatchStatus.DONE or marked:
                 return False
             tournament = replies.fields(pipe.hgetall(keys.tournament(tid)))
-            failed = int(pipe.scard(keys.failed(tid))) + 1
+            failed = replies.number(pipe.scard(keys.failed(tid))) + 1
             status = _status_after(tournament, done=int(tournament["done"]), failed=failed)
             pipe.multi()
             pipe.hset(match_key, mapping={"status": MatchStatus.FAILED.value, "failure": reason})
@@ -609,15 +614,15 @@ class Store:
             return True
 
         watched = (match_key, keys.tournament(tid), keys.failed(tid))
-        return self._transaction(mark, *watched)
+        return replies.transaction(self.redis, mark, *watched)
 
     def match_statuses(self, match_ids: Sequence[str]) -> dict[str, MatchStatus]:
         """The status of each stored match among ``match_ids`` (one round trip)."""
         pipe = self.redis.pipeline(transaction=False)
         for match_id in match_ids:
             pipe.hget(keys.match(match_id), "status")
-        found = zip(match_ids, pipe.execute(), strict=True)
-        return {m: MatchStatus(status.decode()) for m, status in found if status is not None}
+        found = zip(match_ids, map(replies.text, pipe.execute()), strict=True)
+        return {m: MatchStatus(status) for m, status in found if status is not None}
 
     def failed_matches(self, tournament_id: str) -> list[str]:
         return sorted(replies.texts(self.redis.smembers(keys.failed(tournament_id))))
@@ -625,58 +630,52 @@ class Store:
     def unfail_matches(self, tournament_id: str, match_ids: Sequence[str]) -> list[str]:
         """Put those of ``match_ids`` that are still failed back to ``queued`` (their jobs are
         queued again) and the tournament back to ``running``; returns the ids it moved."""
-        watched = (
-            keys.tournament(tournament_id),
-            keys.failed(tournament_id),
-            *map(keys.match, match_ids),
-        )
+        tournament, failed = keys.tournament(tournament_id), keys.failed(tournament_id)
 
-        def unfail(pipe: Any) -> list[str]:
-            still = [m for m in match_ids if pipe.sismember(keys.failed(tournament_id), m)]
-            stored = pipe.hget(keys.tournament(tournament_id), "status")
-            status = None if stored is None else TournamentStatus(stored.decode())
+        def unfail(pipe: Pipeline) -> list[str]:
+            still = [m for m in match_ids if replies.boolean(pipe.sismember(failed, m))]
+            stored = replies.text(pipe.hget(tournament, "status"))
+            status = None if stored is None else TournamentStatus(stored)
             after = requeued_status(status) if still and status else status
             pipe.multi()
             for match_id in still:
-                pipe.srem(keys.failed(tournament_id), match_id)
+                pipe.srem(failed, match_id)
                 pipe.hset(keys.match(match_id), "status", MatchStatus.QUEUED.value)
                 pipe.hdel(keys.match(match_id), "failure")
             if after is not status and after is not None:
-                pipe.hset(
-                    keys.tournament(tournament_id),
-                    mapping={"status": after.value, "updated_at": self._now()},
-                )
+                pipe.hset(tournament, mapping={"status": after.value, "updated_at": self._now()})
             return still
 
-        return self._transaction(unfail, *watched)
+        watched = (tournament, failed, *map(keys.match, match_ids))
+        return replies.transaction(self.redis, unfail, *watched)
 
     # -- standings and the ladder ---------------------------------------------------------------
 
     def standings(self, tournament_id: str) -> list[Standing]:
-        raw = self.redis.hgetall(keys.standings(tournament_id))
+        raw = replies.fields(self.redis.hgetall(keys.standings(tournament_id)))
         return ranked([codecs.from_json(v, Standing) for v in raw.values()])
 
     def rating(self, bot_id: str) -> Rating | None:
         return self._rating_in(self.redis, bot_id)
 
-    def _rating_in(self, client: Any, bot_id: str) -> Rating | None:
-        raw = client.get(keys.rating(bot_id))
+    def _rating_in(self, client: redis.Redis, bot_id: str) -> Rating | None:
+        raw = replies.blob(client.get(keys.rating(bot_id)))
         return codecs.from_json(raw, Rating) if raw else None
 
-    def _standing_in(self, client: Any, tournament_id: str, bot_id: str) -> Standing | None:
-        raw = client.hget(keys.standings(tournament_id), bot_id)
+    def _standing_in(self, pipe: Pipeline, tournament_id: str, bot_id: str) -> Standing | None:
+        raw = replies.blob(pipe.hget(keys.standings(tournament_id), bot_id))
         return codecs.from_json(raw, Standing) if raw else None
 
     def ladder(self, *, page: int, per_page: int) -> Page[tuple[int, Rating]]:
         """Ratings best first, each with its rank (1 = best)."""
         ids, total = self._page(keys.LADDER, page, per_page)
         first = (page - 1) * per_page + 1
-        raw = self.redis.mget([keys.rating(bot_id) for bot_id in ids]) if ids else []
+        raw = replies.blobs(self.redis.mget([keys.rating(b) for b in ids])) if ids else []
         found = [(first + i, codecs.from_json(r, Rating)) for i, r in enumerate(raw) if r]
         return Page(found, total, page, per_page)
 
     def rating_history(self, bot_id: str) -> list[RatingPoint]:
-        points = self.redis.lrange(keys.history(bot_id), 0, -1)
+        points = replies.texts(self.redis.lrange(keys.history(bot_id), 0, -1))
         return [codecs.from_json(p, RatingPoint) for p in points]
 
     # -- human games ----------------------------------------------------------------------------
@@ -697,19 +696,19 @@ class Store:
         raw, moves = pipe.execute()
         if not raw:
             return None
-        return codecs.human_game_from(game_id, replies.fields(raw), moves)
+        return codecs.human_game_from(game_id, replies.fields(raw), replies.texts(moves))
 
     def save_human_game(self, game: HumanGame, new_moves: Sequence[DecisionRecord]) -> HumanGame:
         """Store ``game`` with ``new_moves`` appended, if the stored version is still
         ``game.version``; else raise :class:`StaleVersionError`, changing nothing. Tried once,
-        not retried like :meth:`_transaction`: a game written meanwhile (another tab) is stale
-        for this move too."""
+        not retried like the other transactions: a game written meanwhile (another tab) is
+        stale for this move too."""
         key = keys.play(game.id)
         saved = replace(game, version=game.version + 1, moves=(*game.moves, *new_moves))
         with self.redis.pipeline() as pipe:
             try:
-                pipe.watch(key)
-                version = pipe.hget(key, "version")
+                replies.watch(pipe, key)
+                version = replies.text(pipe.hget(key, "version"))
                 if version is None:
                     raise NotFoundError(f"there is no game {game.id}")
                 if int(version) != game.version:
@@ -732,7 +731,7 @@ class Store:
         return replace(game, recorded=True)
 
     def _write_human_game(
-        self, pipe: Any, game: HumanGame, new_moves: Sequence[DecisionRecord]
+        self, pipe: Pipeline, game: HumanGame, new_moves: Sequence[DecisionRecord]
     ) -> None:
         pipe.hset(
             keys.play(game.id),
@@ -752,7 +751,7 @@ class Store:
         pipe.zrevrange(key, start, start + per_page - 1)
         pipe.zcard(key)
         ids, total = pipe.execute()
-        return replies.texts(ids), int(total)
+        return replies.texts(ids), replies.number(total)
 
 
 def _status_after(tournament: Mapping[str, str], *, done: int, failed: int) -> str:
