@@ -1,5 +1,5 @@
-"""The arena's Redis data layer: :class:`Store` (:mod:`.store`), every key (:mod:`.keys`) and
-how each record is stored (:mod:`.codecs`)."""
+"""The arena's Redis data layer: :class:`Store` (:mod:`.store`), every key (:mod:`.keys`), how
+each record is stored (:mod:`.codecs`), and redis-py's replies typed (:mod:`.replies`)."""
 
 from arena.store.codecs import schedule_json, timestamp
 from arena.store.keys import FAULTS_KEPT, HUMAN_GAME_TTL_S
