@@ -18,7 +18,7 @@ from arena.doctor import Report, examine
 from arena.endpoints import check_callable
 from arena.errors import InvalidError, NotFoundError, WrongStateError
 from arena.records import BotStatus, RegisteredBot
-from arena.store import new_secret
+from arena.store import BotChanges, new_secret
 from arena.transport import HelloError, handshake
 
 Slot = Callable[[], AbstractContextManager[object]]
@@ -80,8 +80,13 @@ def change(
     """Change what is given. A new endpoint of a verified bot is checked with a handshake (its
     version is updated); a pending bot's is only checked as a URL, its verification comes
     after."""
-    given = {"description": description, "contact": contact, "allow_human_games": allow_human_games}
-    changes: dict[str, str | bool] = {k: v for k, v in given.items() if v is not None}
+    changes = BotChanges()
+    if description is not None:
+        changes["description"] = description
+    if contact is not None:
+        changes["contact"] = contact
+    if allow_human_games is not None:
+        changes["allow_human_games"] = allow_human_games
     if endpoint is None and not changes:
         raise InvalidError(
             "nothing to change: send endpoint, description, contact or allow_human_games"

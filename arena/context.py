@@ -10,7 +10,7 @@ from rq import Queue
 
 from arena.config import Config
 from arena.store import Store
-from replays.integrity import key_id_of, seal
+from replays.integrity import generate_key, key_id_of, private_key_from_pem, private_key_pem, seal
 from replays.log import MatchLog
 
 
@@ -34,8 +34,16 @@ class Arena:
         return Queue(self.config.queue_name, connection=self.store.redis)
 
     def replay_key(self) -> Ed25519PrivateKey:
-        """The key the workers seal logs with (see :meth:`Store.replay_key`)."""
-        return self.store.replay_key(self.config.replay_key_path)
+        """The key match logs are sealed and checked with, decided here alone: the PEM file
+        ``GONGZHU_REPLAY_KEY`` names, if one is set (``gongzhu run`` always sets one: the key
+        its data directory keeps, ``service.runtime.DataDir.replay_key_path``); else a key made
+        by the first process that asks and kept in Redis (``gz:replay-key``), which every
+        worker and the service then share (the Procfile's processes on an environment that
+        names no key file)."""
+        if self.config.replay_key_path is not None:
+            return private_key_from_pem(self.config.replay_key_path.read_bytes())
+        kept = self.store.kept_replay_key(private_key_pem(generate_key()))
+        return private_key_from_pem(kept)
 
     def sealed(self, log: MatchLog) -> dict[str, Any]:
         """``log`` sealed with the replay key, as a finished match is recorded."""

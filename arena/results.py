@@ -1,17 +1,19 @@
-"""The arithmetic of results: a tournament standing and the ladder (openskill's Plackett-Luce
-model over a match's final places).
+"""The arithmetic of results: a tournament's standings and when it ends, and the ladder
+(openskill's Plackett-Luce model over a match's final places).
 
-Pure functions; :meth:`arena.store.Store.record_result` reads and writes what they compute.
+Pure functions; the store's transactions (:meth:`arena.store.Store.record_result`,
+:meth:`~arena.store.Store.mark_match_failed`, :meth:`~arena.store.Store.unfail_matches`) read
+what they need, and write what these compute.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from openskill.models import PlackettLuce
 
-from arena.records import BotFault, Rating, Standing
+from arena.records import BotFault, Rating, Standing, TournamentStatus
 from bot_sdk.protocol import Status, is_fallback_note
 from referee import Play
 from replays.log import MatchLog
@@ -56,8 +58,10 @@ def own_fallbacks(log: MatchLog, seat: int) -> int:
     )
 
 
-def rate(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
-    """Each seat's rating after the match, from ``before`` (one per seat, in seat order)."""
+def rate(log: MatchLog, stored: Sequence[Rating | None]) -> list[Rating]:
+    """Each seat's rating after the match, from ``stored`` (one per seat, in seat order; None
+    for a participant not yet on the ladder, who starts at :func:`new_rating`)."""
+    before = [r or new_rating(seat.bot_id) for r, seat in zip(stored, log.seats, strict=True)]
     teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
     after = MODEL.rate(teams, ranks=[float(p) for p in log.places])
     return [
@@ -75,6 +79,16 @@ def rate(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
     ]
 
 
+def add_to_standings(stored: Mapping[str, Standing | None], log: MatchLog) -> dict[str, Standing]:
+    """The standings of the match's participants after it, from ``stored`` (by participant; None
+    for one without a standing yet). A participant in two seats (a house bot filling a table)
+    counts each seat."""
+    after = {bot_id: standing or Standing(bot_id) for bot_id, standing in stored.items()}
+    for seat, info in enumerate(log.seats):
+        after[info.bot_id] = add_to_standing(after[info.bot_id], log, seat)
+    return after
+
+
 def add_to_standing(standing: Standing, log: MatchLog, seat: int) -> Standing:
     place = log.places[seat]
     return replace(
@@ -87,6 +101,33 @@ def add_to_standing(standing: Standing, log: MatchLog, seat: int) -> Standing:
         faults=standing.faults + log.faults[seat],
         forfeits=standing.forfeits + (seat in log.forfeited),
     )
+
+
+def tournament_status(
+    status: TournamentStatus, *, total: int, done: int, failed: int
+) -> TournamentStatus:
+    """The status of a tournament whose ``total`` matches are now ``done`` recorded and
+    ``failed`` failed. A running one (or one done with failures) is done when they are all
+    recorded, done with failures when the rest failed, and unchanged while matches are still to
+    play (or none is planned yet); any other status (created, cancelled, …) is left as it is.
+
+    >>> tournament_status(TournamentStatus.RUNNING, total=3, done=2, failed=1).value
+    'done_with_failures'
+    >>> tournament_status(TournamentStatus.CANCELLED, total=3, done=3, failed=0).value
+    'cancelled'
+    """
+    ending = (TournamentStatus.RUNNING, TournamentStatus.DONE_WITH_FAILURES)
+    if status not in ending or not total or done + failed < total:
+        return status
+    return TournamentStatus.DONE_WITH_FAILURES if failed else TournamentStatus.DONE
+
+
+def requeued_status(status: TournamentStatus) -> TournamentStatus:
+    """The status of a tournament some of whose failed matches are queued again: one done with
+    failures is running again until they end."""
+    if status is TournamentStatus.DONE_WITH_FAILURES:
+        return TournamentStatus.RUNNING
+    return status
 
 
 def ranked(standings: Sequence[Standing]) -> list[Standing]:

@@ -63,7 +63,8 @@ def slug(module: str) -> str:
 
 
 def pick(modules: dict[str, Any], names: list[str]) -> list[str]:
-    """The modules named (as a path, arena/store.py, or dotted, arena.store), else all."""
+    """The modules named (as a path, arena/store/store.py, or dotted, arena.store.store), else
+    all."""
     if not names:
         return list(modules)
     by_slug = {slug(module): module for module in modules}

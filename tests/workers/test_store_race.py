@@ -1,6 +1,7 @@
-"""Two matches of one tournament recorded at the same moment: each result counts, whatever the
-interleaving. The race is forced, not hoped for: a second connection records the other match
-between the first transaction's reads (under WATCH) and its EXEC."""
+"""Two matches recorded at the same moment (of one tournament, or rated outside tournaments):
+each result counts, whatever the interleaving. The race is forced, not hoped for: a second
+connection records the other match between the first transaction's reads (under WATCH) and its
+EXEC."""
 
 from __future__ import annotations
 
@@ -84,3 +85,20 @@ def test_the_same_result_recorded_twice_at_once_counts_once(
     assert tournament is not None and tournament.done == 1
     assert {s.matches for s in store.standings(tid)} == {1}
     assert len(store.rating_history("bot_a")) == 1
+
+
+def test_two_rated_matches_outside_tournaments_recorded_at_once_both_move_the_ladder(
+    store: Store, config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No tournament key is shared here: only watching the players' ratings makes the first
+    transaction read them again."""
+    first, second = (sealed_log(config, f"f{n}", BOTS, seed=n) for n in (1, 2))
+    other = Store.from_url(config.redis_url, config.secret_key)
+    fired = _before_the_first_exec(monkeypatch, lambda: other.record_result("f2", second))
+
+    assert store.record_result("f1", first)
+    assert fired == [1]
+    for bot_id in BOTS:
+        rating = store.rating(bot_id)
+        assert rating is not None and rating.matches == 2
+        assert [p.match_id for p in store.rating_history(bot_id)] == ["f2", "f1"]

@@ -1,0 +1,118 @@
+"""Every Redis key the arena writes: the only place a ``gz:`` key is spelt.
+
+Keys (all under ``gz:``)::
+
+    gz:seq                          INCR counter: the order of everything listed
+    gz:bot:{id}                     hash: a bot (token hash, encrypted signing secrets)
+    gz:bots                         zset of bot ids by registration order
+    gz:bot-names                    hash: casefolded name -> bot id (names are unique)
+    gz:token:{sha256}               string: management-token hash -> bot id
+    gz:tournament:{id}              hash: spec (JSON), status, done, total, times, the deal
+                                    commitment and the encrypted deal secret
+    gz:tournaments                  zset of tournament ids by creation order
+    gz:tournament:{id}:matches      zset of match ids
+    gz:tournament:{id}:standings    hash: participant id -> standing (JSON)
+    gz:tournament:{id}:deals        hash: deal label -> its matches not yet recorded
+    gz:tournament:{id}:failed       set of its failed match ids (each match's hash says why)
+    gz:match:{id}                   hash: seats (JSON), status, deal label, result (JSON), times,
+                                    failure
+    gz:matches                      zset of match ids
+    gz:match:{id}:verifications     hash: what the log's verification depends on (SHA-256) ->
+                                    the verification's report (JSON)
+    gz:bot:{id}:matches             zset of a participant's match ids
+    gz:bot:{id}:faults              list of a participant's faults (JSON), newest first, the
+                                    last FAULTS_KEPT; written with its match's result
+    gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
+    gz:rating:{id}                  string: a participant's ladder rating (JSON)
+    gz:ladder                       zset of participant ids by conservative rating
+    gz:rating:{id}:history          list of rating points (JSON), oldest first
+    gz:schedules                    hash: schedule id -> schedule (JSON)
+    gz:replay-key                   string: the arena's Ed25519 key (PEM) sealing match logs,
+                                    kept by the first caller, used when no GONGZHU_REPLAY_KEY
+                                    is set (:meth:`arena.context.Arena.replay_key`)
+    gz:human-bots                   set of the bot ids whose owners allow human games
+    gz:play:{id}                    hash: a human game's settings, version and progress
+    gz:play:{id}:moves              list of its decisions (replay-log JSON), oldest first;
+                                    both expire HUMAN_GAME_TTL_S after the game's last write
+"""
+
+from __future__ import annotations
+
+SEQ = "gz:seq"
+BOTS = "gz:bots"
+BOT_NAMES = "gz:bot-names"
+TOURNAMENTS = "gz:tournaments"
+MATCHES = "gz:matches"
+LADDER = "gz:ladder"
+SCHEDULES = "gz:schedules"
+REPLAY_KEY = "gz:replay-key"
+HUMAN_BOTS = "gz:human-bots"
+
+FAULTS_KEPT = 10_000
+"""A participant's fault index keeps its latest faults, this many (its pages show 50 each)."""
+HUMAN_GAME_TTL_S = 30 * 24 * 3600
+"""An abandoned human game is forgotten a month after its last move."""
+
+
+def bot(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}"
+
+
+def token(token_hash: str) -> str:
+    return f"gz:token:{token_hash}"
+
+
+def tournament(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}"
+
+
+def tournament_matches(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:matches"
+
+
+def standings(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:standings"
+
+
+def unfinished_deals(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:deals"
+
+
+def failed(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:failed"
+
+
+def match(match_id: str) -> str:
+    return f"gz:match:{match_id}"
+
+
+def verifications(match_id: str) -> str:
+    return f"gz:match:{match_id}:verifications"
+
+
+def bot_matches(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:matches"
+
+
+def faults(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:faults"
+
+
+def replay(match_id: str) -> str:
+    return f"gz:replay:{match_id}"
+
+
+def rating(bot_id: str) -> str:
+    return f"gz:rating:{bot_id}"
+
+
+def history(bot_id: str) -> str:
+    return f"gz:rating:{bot_id}:history"
+
+
+def play(game_id: str) -> str:
+    return f"gz:play:{game_id}"
+
+
+def play_moves(game_id: str) -> str:
+    return f"gz:play:{game_id}:moves"

@@ -1,0 +1,761 @@
+"""The arena's data in Redis: :class:`Store`, its queries and its transactions.
+
+Which keys hold what is :mod:`arena.store.keys`; how a record is written there is
+:mod:`arena.store.codecs`. Signing secrets and tournaments' deal secrets are encrypted with
+Fernet (the arena's ``GONGZHU_SECRET_KEY``); management tokens are kept only as SHA-256 hashes.
+:meth:`Store.record_result` counts a match exactly once, however often it is called: the whole
+update is one optimistic transaction (WATCH/MULTI) that first checks whether the match already
+has a result.
+
+The arena's Redis must persist every acknowledged write: run it with ``appendonly yes`` and
+``appendfsync everysec`` (or ``always``); see docs/OPERATIONS.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, TypedDict, Unpack
+
+import redis
+from cryptography.fernet import Fernet
+from redis.client import Pipeline
+
+from arena.errors import NameTakenError, NotFoundError, StaleVersionError, WrongStateError
+from arena.records import (
+    BotFault,
+    BotStatus,
+    Embargo,
+    HumanGame,
+    Match,
+    MatchFailure,
+    MatchStatus,
+    Page,
+    Rating,
+    RatingPoint,
+    RegisteredBot,
+    Schedule,
+    Standing,
+    Tournament,
+    TournamentSpec,
+    TournamentStatus,
+)
+from arena.results import (
+    add_to_standings,
+    faults_of,
+    is_rated,
+    own_fallbacks,
+    ranked,
+    rate,
+    requeued_status,
+    tournament_status,
+)
+from arena.store import codecs, keys, replies
+from arena.store.codecs import timestamp
+from replays.deals import DealScheme, commitment_of, draw_secret
+from replays.integrity import pack
+from replays.log import DecisionRecord, MatchLog
+
+Clock = Callable[[], float]
+
+
+class BotChanges(TypedDict, total=False):
+    """What a bot's owner may change (:meth:`Store.update_bot`)."""
+
+    endpoint: str
+    description: str
+    contact: str
+    version: str
+    allow_human_games: bool
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(6)}"
+
+
+def new_secret() -> str:
+    """A bot's request-signing secret."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Store:
+    """The arena's data in Redis. ``secret_key`` is the Fernet key that encrypts signing
+    secrets; the service and the workers must share it."""
+
+    def __init__(
+        self, client: redis.Redis, secret_key: str | bytes, *, clock: Clock = time.time
+    ) -> None:
+        self.redis = client
+        self._fernet = Fernet(secret_key)
+        self._clock = clock
+
+    @classmethod
+    def from_url(cls, url: str, secret_key: str | bytes, *, clock: Clock = time.time) -> Store:
+        return cls(redis.Redis.from_url(url), secret_key, clock=clock)
+
+    def ping(self) -> bool:
+        try:
+            return replies.boolean(self.redis.ping())
+        except redis.RedisError:
+            return False
+
+    def _now(self) -> str:
+        return timestamp(self._clock())
+
+    def _seq(self) -> int:
+        return replies.number(self.redis.incr(keys.SEQ))
+
+    # -- bots -----------------------------------------------------------------------------------
+
+    def create_bot(
+        self,
+        *,
+        name: str,
+        endpoint: str,
+        description: str,
+        contact: str,
+        version: str,
+        secret: str,
+        status: BotStatus = BotStatus.ACTIVE,
+    ) -> tuple[RegisteredBot, str]:
+        """Store a new bot that signs with ``secret`` (registration stores it ``pending``);
+        returns it and its management token (the only time the token exists in clear). The
+        name is reserved and the bot written in one transaction: a registration that fails
+        leaves neither."""
+        bot_id = new_id("bot")
+        token = f"gzt_{secrets.token_urlsafe(32)}"
+        now = self._now()
+        bot = RegisteredBot(bot_id, name, endpoint, description, contact, status, version, now, now)
+        fields = {**codecs.bot_fields(bot), "token_sha256": hash_token(token)}
+        fields["secret"] = self._encrypt(secret).decode()
+        seq = self._seq()
+
+        def register(pipe: Pipeline) -> None:
+            if replies.boolean(pipe.hexists(keys.BOT_NAMES, name.casefold())):
+                raise NameTakenError(f"the name {name!r} is taken: choose another", field="name")
+            pipe.multi()
+            pipe.hset(keys.BOT_NAMES, name.casefold(), bot_id)
+            pipe.hset(keys.bot(bot_id), mapping=fields)
+            pipe.set(keys.token(hash_token(token)), bot_id)
+            pipe.zadd(keys.BOTS, {bot_id: seq})
+
+        replies.transaction(self.redis, register, keys.BOT_NAMES)
+        return bot, token
+
+    def get_bot(self, bot_id: str) -> RegisteredBot | None:
+        raw = replies.fields(self.redis.hgetall(keys.bot(bot_id)))
+        return codecs.bot_from(raw) if raw else None
+
+    def get_bots(self, bot_ids: Iterable[str]) -> dict[str, RegisteredBot]:
+        """The stored bots among ``bot_ids``, by id, in the order given (one round trip)."""
+        ids = list(dict.fromkeys(bot_ids))
+        found = {}
+        for bot_id, fields in zip(ids, self._hashes(keys.bot(i) for i in ids), strict=True):
+            if fields:
+                found[bot_id] = codecs.bot_from(fields)
+        return found
+
+    def _hashes(self, names: Iterable[str]) -> list[dict[str, str]]:
+        """``HGETALL`` of every key in one round trip, in order (empty for a missing key)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in names:
+            pipe.hgetall(key)
+        return [replies.fields(raw) for raw in pipe.execute()]
+
+    def list_bots(self, *, page: int, per_page: int) -> Page[RegisteredBot]:
+        ids, total = self._page(keys.BOTS, page, per_page)
+        return Page(list(self.get_bots(ids).values()), total, page, per_page)
+
+    def bot_for_token(self, token: str) -> str | None:
+        """The id of the bot ``token`` manages, or None."""
+        token_hash = hash_token(token)
+        bot_id = replies.text(self.redis.get(keys.token(token_hash)))
+        if bot_id is None:
+            return None
+        stored = replies.text(self.redis.hget(keys.bot(bot_id), "token_sha256"))
+        if stored is None or not hmac.compare_digest(stored, token_hash):
+            return None
+        return bot_id
+
+    def update_bot(self, bot_id: str, **changes: Unpack[BotChanges]) -> RegisteredBot:
+        """Change :class:`BotChanges` fields of a bot that is not retired."""
+        bot = self._changeable(bot_id)
+        updated = replace(bot, **changes, updated_at=self._now())
+        pipe = self.redis.pipeline()
+        pipe.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
+        if updated.allow_human_games:
+            pipe.sadd(keys.HUMAN_BOTS, bot_id)
+        else:
+            pipe.srem(keys.HUMAN_BOTS, bot_id)
+        pipe.execute()
+        return updated
+
+    def endpoint_verified(self, bot_id: str, version: str) -> RegisteredBot:
+        """The bot answered a signed ``hello`` as ``version``: a pending bot becomes active."""
+        bot = self._changeable(bot_id)
+        status = BotStatus.ACTIVE if bot.status is BotStatus.PENDING else bot.status
+        updated = replace(bot, version=version, status=status, updated_at=self._now())
+        self.redis.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
+        return updated
+
+    def human_game_bots(self) -> list[RegisteredBot]:
+        """The active bots whose owners allow human games, by name."""
+        found = self.get_bots(sorted(replies.texts(self.redis.smembers(keys.HUMAN_BOTS))))
+        playing = [
+            b for b in found.values() if b.allow_human_games and b.status is BotStatus.ACTIVE
+        ]
+        return sorted(playing, key=lambda b: b.name.casefold())
+
+    def set_bot_status(self, bot_id: str, status: BotStatus) -> RegisteredBot:
+        bot = self._changeable(bot_id)
+        updated = replace(bot, status=status, updated_at=self._now())
+        self.redis.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
+        return updated
+
+    def _changeable(self, bot_id: str) -> RegisteredBot:
+        bot = self.get_bot(bot_id)
+        if bot is None:
+            raise NotFoundError(f"there is no bot {bot_id}")
+        if bot.status is BotStatus.RETIRED:
+            raise WrongStateError(f"bot {bot_id} is retired: a retired bot cannot be changed")
+        return bot
+
+    def rotate_secret(self, bot_id: str, secret: str, *, grace_s: float) -> None:
+        """Sign with ``secret`` from now on; the current secret stays valid for ``grace_s``
+        seconds so that matches in flight still verify."""
+        self._changeable(bot_id)
+        current = replies.blob(self.redis.hget(keys.bot(bot_id), "secret"))
+        assert current is not None
+        self.redis.hset(
+            keys.bot(bot_id),
+            mapping={
+                "secret": self._encrypt(secret),
+                "previous_secret": current,
+                "previous_until": str(self._clock() + grace_s),
+                "updated_at": self._now(),
+            },
+        )
+
+    def signing_secrets(self, bot_id: str) -> list[str]:
+        """The secrets to sign a request to ``bot_id`` with: the current one, and the previous
+        one while its grace period lasts (``bot_sdk.signing.sign`` takes the list)."""
+        fields = ["secret", "previous_secret", "previous_until"]
+        current, previous, until = replies.blobs(self.redis.hmget(keys.bot(bot_id), fields))
+        if current is None:
+            raise NotFoundError(f"there is no bot {bot_id}")
+        result = [self._fernet.decrypt(current).decode()]
+        if previous is not None and until is not None and float(until) > self._clock():
+            result.append(self._fernet.decrypt(previous).decode())
+        return result
+
+    def _encrypt(self, secret: str) -> bytes:
+        return self._fernet.encrypt(secret.encode("utf-8"))
+
+    # -- tournaments ----------------------------------------------------------------------------
+
+    def create_tournament(self, spec: TournamentSpec, *, schedule_id: str | None = None) -> str:
+        """Store a new tournament with a deal secret drawn now: only its commitment is ever
+        shown before the tournament ends (:meth:`deal_secret` is for the workers)."""
+        tournament_id = new_id("t")
+        now = self._now()
+        secret = draw_secret()
+        tournament = Tournament(
+            tournament_id,
+            spec,
+            TournamentStatus.CREATED,
+            done=0,
+            total=0,
+            created_at=now,
+            updated_at=now,
+            schedule_id=schedule_id,
+            deal_commitment=commitment_of(secret),
+        )
+        fields = {
+            **codecs.tournament_fields(tournament),
+            "deal_secret": self._fernet.encrypt(secret),
+        }
+        pipe = self.redis.pipeline()
+        pipe.hset(keys.tournament(tournament_id), mapping=fields)
+        pipe.zadd(keys.TOURNAMENTS, {tournament_id: self._seq()})
+        pipe.execute()
+        return tournament_id
+
+    def deal_secret(self, tournament_id: str) -> bytes:
+        """The tournament's deal secret: the workers deal from it; the API shows it once the
+        tournament is over."""
+        stored = replies.blob(self.redis.hget(keys.tournament(tournament_id), "deal_secret"))
+        if stored is None:
+            raise NotFoundError(f"tournament {tournament_id!r} has no deal secret")
+        return self._fernet.decrypt(stored)
+
+    def revealed_secret(self, tournament: Tournament) -> bytes | None:
+        """The deal secret, once the tournament is over (done or cancelled); None before."""
+        if not tournament.status.is_over or not tournament.deal_commitment:
+            return None
+        return self.deal_secret(tournament.id)
+
+    def get_tournament(self, tournament_id: str) -> Tournament | None:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.tournament(tournament_id))
+        pipe.smembers(keys.failed(tournament_id))
+        raw, failed = pipe.execute()
+        if not raw:
+            return None
+        tournament = codecs.tournament_from(tournament_id, replies.fields(raw))
+        if not failed:
+            return tournament
+        ids = sorted(replies.texts(failed))
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in ids:
+            pipe.hget(keys.match(match_id), "failure")
+        failures = [
+            MatchFailure(match_id, replies.text(reason) or "")
+            for match_id, reason in zip(ids, pipe.execute(), strict=True)
+        ]
+        return replace(tournament, failures=tuple(failures))
+
+    def list_tournaments(self, *, page: int, per_page: int) -> Page[Tournament]:
+        ids, total = self._page(keys.TOURNAMENTS, page, per_page)
+        found = [t for t in map(self.get_tournament, ids) if t]
+        return Page(found, total, page, per_page)
+
+    def move_tournament(
+        self,
+        tournament_id: str,
+        to: TournamentStatus,
+        *,
+        allowed_from: Sequence[TournamentStatus],
+    ) -> Tournament:
+        """Change the status if it is one of ``allowed_from`` (checked and set atomically)."""
+        key = keys.tournament(tournament_id)
+
+        def move(pipe: Pipeline) -> None:
+            status = replies.text(pipe.hget(key, "status"))
+            if status is None:
+                raise NotFoundError(f"there is no tournament {tournament_id}")
+            current = TournamentStatus(status)
+            if current not in allowed_from:
+                raise WrongStateError(
+                    f"tournament {tournament_id} is {current.value}; it can be "
+                    f"{to.value} only when {' or '.join(s.value for s in allowed_from)}"
+                )
+            pipe.multi()
+            pipe.hset(key, mapping={"status": to.value, "updated_at": self._now()})
+
+        replies.transaction(self.redis, move, key)
+        tournament = self.get_tournament(tournament_id)
+        assert tournament is not None
+        return tournament
+
+    def set_tournament_total(self, tournament_id: str, total: int) -> None:
+        """The number of matches the tournament plays (the workers set it when expanding)."""
+        self.redis.hset(keys.tournament(tournament_id), "total", str(total))
+
+    # -- schedules ------------------------------------------------------------------------------
+
+    def create_schedule(self, cron: str, template: TournamentSpec) -> Schedule:
+        schedule = Schedule(new_id("s"), cron, template, self._now())
+        self.redis.hset(keys.SCHEDULES, schedule.id, codecs.to_json(schedule))
+        return schedule
+
+    def list_schedules(self) -> list[Schedule]:
+        raw = replies.fields(self.redis.hgetall(keys.SCHEDULES))
+        schedules = [codecs.from_json(v, Schedule) for v in raw.values()]
+        return sorted(schedules, key=lambda s: (s.created_at, s.id))
+
+    def delete_schedule(self, schedule_id: str) -> bool:
+        return replies.boolean(self.redis.hdel(keys.SCHEDULES, schedule_id))
+
+    # -- matches --------------------------------------------------------------------------------
+
+    def create_match(
+        self,
+        match_id: str,
+        *,
+        seats: Sequence[str],
+        tournament_id: str | None = None,
+        table_id: str | None = None,
+        deal_label: str = "",
+    ) -> None:
+        """Announce a planned match (the workers do, when expanding a tournament) and the label
+        of its deal sequence; a second call for the same id changes nothing."""
+        if not replies.boolean(
+            self.redis.hsetnx(keys.match(match_id), "status", MatchStatus.QUEUED.value)
+        ):
+            return
+        pipe = self.redis.pipeline()
+        planned = Match(
+            match_id,
+            tournament_id,
+            table_id,
+            tuple(seats),
+            MatchStatus.QUEUED,
+            self._now(),
+            deal_label=deal_label,
+        )
+        pipe.hset(keys.match(match_id), mapping=codecs.planned_match_fields(planned))
+        if tournament_id and deal_label:
+            pipe.hincrby(keys.unfinished_deals(tournament_id), deal_label, 1)
+        self._index_match(pipe, match_id, seats, tournament_id, self._seq())
+        pipe.execute()
+
+    def mark_match_running(self, match_id: str) -> None:
+        """The match started; a recorded match stays done."""
+        if replies.blob(self.redis.hget(keys.match(match_id), "result")) is None:
+            self.redis.hset(keys.match(match_id), "status", MatchStatus.RUNNING.value)
+
+    def embargo(self, match: Match) -> Embargo | None:
+        """Why nothing about ``match``'s hands may be shown yet, or None: its deal is still being
+        played by another match of its tournament, and the tournament is not over."""
+        if match.tournament_id is None or not match.deal_label:
+            return None
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(keys.tournament(match.tournament_id), "status")
+        pipe.hget(keys.unfinished_deals(match.tournament_id), match.deal_label)
+        status, unfinished = map(replies.text, pipe.execute())
+        if status is None or TournamentStatus(status).is_over:
+            return None
+        if unfinished is None or int(unfinished) <= 0:
+            return None
+        return Embargo(match.tournament_id, match.deal_label, int(unfinished))
+
+    def kept_replay_key(self, candidate: bytes) -> bytes:
+        """The replay key (PEM) kept in Redis for the whole arena: ``candidate``, if no key was
+        kept before (:meth:`arena.context.Arena.replay_key` decides when it is used)."""
+        self.redis.set(keys.REPLAY_KEY, candidate, nx=True)
+        pem = replies.blob(self.redis.get(keys.REPLAY_KEY))
+        assert pem is not None
+        return pem
+
+    def verification(self, match_id: str, fingerprint: str) -> dict[str, Any] | None:
+        """The stored verification of the match's log under ``fingerprint`` (what it depends
+        on: the log, the key, the revealed secret), or None."""
+        raw = replies.blob(self.redis.hget(keys.verifications(match_id), fingerprint))
+        return None if raw is None else dict(json.loads(raw))
+
+    def keep_verification(self, match_id: str, fingerprint: str, report: Mapping[str, Any]) -> None:
+        self.redis.hset(keys.verifications(match_id), fingerprint, codecs.dumps(report))
+
+    def get_match(self, match_id: str) -> Match | None:
+        raw = replies.fields(self.redis.hgetall(keys.match(match_id)))
+        return codecs.match_from(match_id, raw) if "seats" in raw else None
+
+    def list_matches(
+        self,
+        *,
+        page: int,
+        per_page: int,
+        tournament_id: str | None = None,
+        bot_id: str | None = None,
+    ) -> Page[Match]:
+        indexes = [keys.tournament_matches(tournament_id)] if tournament_id else []
+        indexes += [keys.bot_matches(bot_id)] if bot_id else []
+        if len(indexes) < 2:
+            ids, total = self._page(indexes[0] if indexes else keys.MATCHES, page, per_page)
+        else:
+            every = replies.texts(self.redis.zinter(indexes, aggregate="MAX"))[::-1]
+            start = (page - 1) * per_page
+            ids, total = every[start : start + per_page], len(every)
+        return Page(self.get_matches(ids), total, page, per_page)
+
+    def faults(self, bot_id: str, *, page: int, per_page: int) -> Page[BotFault]:
+        """A participant's faults, newest first (the last :data:`~arena.store.keys.FAULTS_KEPT`)."""
+        start = (page - 1) * per_page
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.lrange(keys.faults(bot_id), start, start + per_page - 1)
+        pipe.llen(keys.faults(bot_id))
+        raw, total = pipe.execute()
+        found = [codecs.from_json(item, BotFault) for item in replies.texts(raw)]
+        return Page(found, replies.number(total), page, per_page)
+
+    def get_matches(self, match_ids: Sequence[str]) -> list[Match]:
+        """The stored matches among ``match_ids``, in the order given (one round trip)."""
+        found: list[Match] = []
+        hashes = self._hashes(keys.match(m) for m in match_ids)
+        for match_id, fields in zip(match_ids, hashes, strict=True):
+            if "seats" in fields:
+                found.append(codecs.match_from(match_id, fields))
+        return found
+
+    def replay_blob(self, match_id: str) -> bytes | None:
+        """The packed sealed log (``replays.integrity.unpack`` reads it)."""
+        return replies.blob(self.redis.get(keys.replay(match_id)))
+
+    def record_result(self, match_id: str, sealed: Mapping[str, Any]) -> bool:
+        """Store a finished match's sealed log, its result, the tournament's standings and
+        progress and the ladder, all at once. Returns False, changing nothing, if the match was
+        already recorded: a replayed job cannot count twice."""
+        log = MatchLog.from_json(sealed)
+        if log.match_id != match_id:
+            raise ValueError(f"the log is of match {log.match_id!r}, not {match_id!r}")
+        blob = pack(sealed)
+        seats = [s.bot_id for s in log.seats]
+        rated = is_rated(log)
+        watched = [keys.match(match_id)]
+        if log.tournament_id:
+            tid = log.tournament_id
+            watched += [keys.tournament(tid), keys.standings(tid), keys.failed(tid)]
+        if rated:
+            watched += [keys.rating(bot_id) for bot_id in seats]
+        seq = self._seq()
+
+        def record(pipe: Pipeline) -> bool:
+            if replies.blob(pipe.hget(keys.match(match_id), "result")) is not None:
+                return False
+            self._write_result(pipe, log, blob, rated, seq)
+            return True
+
+        return replies.transaction(self.redis, record, *watched)
+
+    def _write_result(
+        self, pipe: Pipeline, log: MatchLog, blob: bytes, rated: bool, seq: int
+    ) -> None:
+        """Read what the update needs (the pipeline is watching), then queue every write."""
+        seats = [s.bot_id for s in log.seats]
+        tid = log.tournament_id
+        standings: dict[str, Standing] = {}
+        tournament: dict[str, str] = {}
+        failed, was_failed = 0, False
+        if tid:
+            tournament = replies.fields(pipe.hgetall(keys.tournament(tid)))
+            failed = replies.number(pipe.scard(keys.failed(tid)))
+            was_failed = replies.boolean(pipe.sismember(keys.failed(tid), log.match_id))
+            stored = {b: self._standing_in(pipe, tid, b) for b in dict.fromkeys(seats)}
+            standings = add_to_standings(stored, log)
+        registered = [
+            (seat, info.bot_id)
+            for seat, info in enumerate(log.seats)
+            if info.kind == "http" and replies.boolean(pipe.exists(keys.bot(info.bot_id)))
+        ]
+        ratings = rate(log, [self._rating_in(pipe, b) for b in seats]) if rated else []
+        now = self._now()
+        pipe.multi()
+        pipe.set(keys.replay(log.match_id), blob, nx=True)
+        pipe.hset(
+            keys.match(log.match_id),
+            mapping=codecs.recorded_match_fields(log, finished_at=log.finished_at or now),
+        )
+        pipe.hdel(keys.match(log.match_id), "failure")
+        pipe.hsetnx(keys.match(log.match_id), "created_at", log.started_at or now)
+        self._index_match(pipe, log.match_id, seats, tid, seq, only_new=True)
+        for seat, bot_id in registered:  # counters only: a bot's other fields are not rewritten
+            pipe.hincrby(keys.bot(bot_id), "faults", log.faults[seat])
+            pipe.hincrby(keys.bot(bot_id), "fallbacks", own_fallbacks(log, seat))
+        for bot_id, faults in faults_of(log).items():
+            if faults:
+                pipe.lpush(keys.faults(bot_id), *map(codecs.to_json, faults))
+                pipe.ltrim(keys.faults(bot_id), 0, keys.FAULTS_KEPT - 1)
+        if tid and tournament:
+            if log.deals.scheme is DealScheme.COMMITTED and log.deals.label:
+                pipe.hincrby(keys.unfinished_deals(tid), log.deals.label, -1)
+            for bot_id, standing in standings.items():
+                pipe.hset(keys.standings(tid), bot_id, codecs.to_json(standing))
+            if was_failed:  # it failed, and was played after all (queued again by hand)
+                pipe.srem(keys.failed(tid), log.match_id)
+                failed -= 1
+            done = int(tournament.get("done", 0)) + 1
+            status = _status_after(tournament, done=done, failed=failed)
+            fields = {"done": str(done), "status": status, "updated_at": now}
+            pipe.hset(keys.tournament(tid), mapping=fields)
+        for rating in ratings:
+            point = RatingPoint(log.match_id, rating.mu, rating.sigma, now)
+            pipe.set(keys.rating(rating.bot_id), codecs.to_json(rating))
+            pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
+            pipe.rpush(keys.history(rating.bot_id), codecs.to_json(point))
+
+    def _index_match(
+        self,
+        pipe: Pipeline,
+        match_id: str,
+        seats: Sequence[str],
+        tournament_id: str | None,
+        seq: int,
+        *,
+        only_new: bool = False,
+    ) -> None:
+        indexes = [keys.MATCHES, *(keys.bot_matches(b) for b in set(seats))]
+        if tournament_id:
+            indexes.append(keys.tournament_matches(tournament_id))
+        for key in indexes:
+            pipe.zadd(key, {match_id: seq}, nx=only_new)
+
+    # -- failed matches -------------------------------------------------------------------------
+
+    def mark_match_failed(self, match_id: str, reason: str) -> bool:
+        """Note that the match's job failed for good, and why. A tournament whose every match is
+        now recorded or failed is ``done_with_failures``. Returns False, changing nothing, if
+        the match is recorded or already failed (or not a tournament's)."""
+        match_key = keys.match(match_id)
+        tid = replies.text(self.redis.hget(match_key, "tournament_id"))
+        if not tid:
+            return False
+
+        def mark(pipe: Pipeline) -> bool:
+            match_status = replies.text(pipe.hget(match_key, "status"))
+            marked = replies.boolean(pipe.sismember(keys.failed(tid), match_id))
+            if match_status is None or match_status == MatchStatus.DONE or marked:
+                return False
+            tournament = replies.fields(pipe.hgetall(keys.tournament(tid)))
+            failed = replies.number(pipe.scard(keys.failed(tid))) + 1
+            status = _status_after(tournament, done=int(tournament["done"]), failed=failed)
+            pipe.multi()
+            pipe.hset(match_key, mapping={"status": MatchStatus.FAILED.value, "failure": reason})
+            pipe.sadd(keys.failed(tid), match_id)
+            pipe.hset(keys.tournament(tid), mapping={"status": status, "updated_at": self._now()})
+            return True
+
+        watched = (match_key, keys.tournament(tid), keys.failed(tid))
+        return replies.transaction(self.redis, mark, *watched)
+
+    def match_statuses(self, match_ids: Sequence[str]) -> dict[str, MatchStatus]:
+        """The status of each stored match among ``match_ids`` (one round trip)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.hget(keys.match(match_id), "status")
+        found = zip(match_ids, map(replies.text, pipe.execute()), strict=True)
+        return {m: MatchStatus(status) for m, status in found if status is not None}
+
+    def failed_matches(self, tournament_id: str) -> list[str]:
+        return sorted(replies.texts(self.redis.smembers(keys.failed(tournament_id))))
+
+    def unfail_matches(self, tournament_id: str, match_ids: Sequence[str]) -> list[str]:
+        """Put those of ``match_ids`` that are still failed back to ``queued`` (their jobs are
+        queued again) and the tournament back to ``running``; returns the ids it moved."""
+        tournament, failed = keys.tournament(tournament_id), keys.failed(tournament_id)
+
+        def unfail(pipe: Pipeline) -> list[str]:
+            still = [m for m in match_ids if replies.boolean(pipe.sismember(failed, m))]
+            stored = replies.text(pipe.hget(tournament, "status"))
+            status = None if stored is None else TournamentStatus(stored)
+            after = requeued_status(status) if still and status else status
+            pipe.multi()
+            for match_id in still:
+                pipe.srem(failed, match_id)
+                pipe.hset(keys.match(match_id), "status", MatchStatus.QUEUED.value)
+                pipe.hdel(keys.match(match_id), "failure")
+            if after is not status and after is not None:
+                pipe.hset(tournament, mapping={"status": after.value, "updated_at": self._now()})
+            return still
+
+        watched = (tournament, failed, *map(keys.match, match_ids))
+        return replies.transaction(self.redis, unfail, *watched)
+
+    # -- standings and the ladder ---------------------------------------------------------------
+
+    def standings(self, tournament_id: str) -> list[Standing]:
+        raw = replies.fields(self.redis.hgetall(keys.standings(tournament_id)))
+        return ranked([codecs.from_json(v, Standing) for v in raw.values()])
+
+    def rating(self, bot_id: str) -> Rating | None:
+        return self._rating_in(self.redis, bot_id)
+
+    def _rating_in(self, client: redis.Redis, bot_id: str) -> Rating | None:
+        raw = replies.blob(client.get(keys.rating(bot_id)))
+        return codecs.from_json(raw, Rating) if raw else None
+
+    def _standing_in(self, pipe: Pipeline, tournament_id: str, bot_id: str) -> Standing | None:
+        raw = replies.blob(pipe.hget(keys.standings(tournament_id), bot_id))
+        return codecs.from_json(raw, Standing) if raw else None
+
+    def ladder(self, *, page: int, per_page: int) -> Page[tuple[int, Rating]]:
+        """Ratings best first, each with its rank (1 = best)."""
+        ids, total = self._page(keys.LADDER, page, per_page)
+        first = (page - 1) * per_page + 1
+        raw = replies.blobs(self.redis.mget([keys.rating(b) for b in ids])) if ids else []
+        found = [(first + i, codecs.from_json(r, Rating)) for i, r in enumerate(raw) if r]
+        return Page(found, total, page, per_page)
+
+    def rating_history(self, bot_id: str) -> list[RatingPoint]:
+        points = replies.texts(self.redis.lrange(keys.history(bot_id), 0, -1))
+        return [codecs.from_json(p, RatingPoint) for p in points]
+
+    # -- human games ----------------------------------------------------------------------------
+
+    def create_human_game(self, game: HumanGame) -> HumanGame:
+        """Store a new human game with its first decisions (the computers' before the person's
+        first turn); its version becomes 1."""
+        stored = replace(game, version=1)
+        pipe = self.redis.pipeline()
+        self._write_human_game(pipe, stored, stored.moves)
+        pipe.execute()
+        return stored
+
+    def get_human_game(self, game_id: str) -> HumanGame | None:
+        pipe = self.redis.pipeline()
+        pipe.hgetall(keys.play(game_id))
+        pipe.lrange(keys.play_moves(game_id), 0, -1)
+        raw, moves = pipe.execute()
+        if not raw:
+            return None
+        return codecs.human_game_from(game_id, replies.fields(raw), replies.texts(moves))
+
+    def save_human_game(self, game: HumanGame, new_moves: Sequence[DecisionRecord]) -> HumanGame:
+        """Store ``game`` with ``new_moves`` appended, if the stored version is still
+        ``game.version``; else raise :class:`StaleVersionError`, changing nothing. Tried once,
+        not retried like the other transactions: a game written meanwhile (another tab) is
+        stale for this move too."""
+        key = keys.play(game.id)
+        saved = replace(game, version=game.version + 1, moves=(*game.moves, *new_moves))
+        with self.redis.pipeline() as pipe:
+            try:
+                replies.watch(pipe, key)
+                version = replies.text(pipe.hget(key, "version"))
+                if version is None:
+                    raise NotFoundError(f"there is no game {game.id}")
+                if int(version) != game.version:
+                    raise StaleVersionError(
+                        f"game {game.id} has changed since version {game.version} "
+                        f"(it is at {int(version)}): reload it"
+                    )
+                pipe.multi()
+                self._write_human_game(pipe, saved, new_moves)
+                pipe.execute()
+            except redis.WatchError:
+                raise StaleVersionError(
+                    f"game {game.id} changed while this move was made: reload it"
+                ) from None
+        return saved
+
+    def mark_human_game_recorded(self, game: HumanGame) -> HumanGame:
+        """Note that the game's match is recorded (no new version: nothing the player sees)."""
+        self.redis.hset(keys.play(game.id), "recorded", "1")
+        return replace(game, recorded=True)
+
+    def _write_human_game(
+        self, pipe: Pipeline, game: HumanGame, new_moves: Sequence[DecisionRecord]
+    ) -> None:
+        pipe.hset(
+            keys.play(game.id),
+            mapping={**codecs.human_game_fields(game), "updated_at": self._now()},
+        )
+        if new_moves:
+            pipe.rpush(keys.play_moves(game.id), *map(codecs.to_json, new_moves))
+        pipe.expire(keys.play(game.id), keys.HUMAN_GAME_TTL_S)
+        pipe.expire(keys.play_moves(game.id), keys.HUMAN_GAME_TTL_S)
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _page(self, key: str, page: int, per_page: int) -> tuple[list[str], int]:
+        """One page of a sorted set, highest score first, and the set's size."""
+        start = (page - 1) * per_page
+        pipe = self.redis.pipeline()
+        pipe.zrevrange(key, start, start + per_page - 1)
+        pipe.zcard(key)
+        ids, total = pipe.execute()
+        return replies.texts(ids), replies.number(total)
+
+
+def _status_after(tournament: Mapping[str, str], *, done: int, failed: int) -> str:
+    """The status to store for ``tournament`` (its hash's fields) with these counts."""
+    status = TournamentStatus(tournament["status"])
+    total = int(tournament.get("total", 0))
+    return tournament_status(status, total=total, done=done, failed=failed).value

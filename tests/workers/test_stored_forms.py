@@ -1,0 +1,218 @@
+"""Data already in users' Redis still loads, and new writes keep its form: each literal below is
+a record exactly as the arena has stored it (captured from the codecs before arena/store/ was
+split into keys, codecs and the Store), read back through the Store and written again by the
+codecs byte for byte."""
+
+from __future__ import annotations
+
+import json
+
+from arena.records import (
+    BotFault,
+    BotStatus,
+    Format,
+    HumanGame,
+    Match,
+    MatchResult,
+    MatchStatus,
+    Rating,
+    RatingPoint,
+    RegisteredBot,
+    Schedule,
+    Standing,
+    Tournament,
+    TournamentSpec,
+    TournamentStatus,
+)
+from arena.store import Store, codecs
+from referee import Rules
+from replays.deals import DealScheme, DealSource
+from replays.log import DecisionRecord, TimeControl
+
+RULES = (
+    '{"variants": [], "losing_threshold": -1000, "max_hands": 100, "fixed_hands": null, '
+    '"pass_direction": "next"}'
+)
+SPEC = (
+    '{"name": "\\u62f1\\u732a cup", "participants": ["bot_a", "house:easy"], "format": '
+    '{"duplicate": true, "matches_per_table": 1, "hands": 1}, "rules": ' + RULES + ", "
+    '"time_control": {"decision_ms": 1000, "bank_ms": 30000, "fault_limit": 5}, "rated": true}'
+)
+TEMPLATE = TournamentSpec(
+    "拱猪 cup", ("bot_a", "house:easy"), Format(hands=1), Rules(), TimeControl(1000, 30000, 5)
+)
+T0, T1 = "2023-11-14T22:13:27+00:00", "2023-11-14T22:14:23+00:00"
+
+BOT = {
+    "id": "bot_a",
+    "name": "Beta",
+    "endpoint": "http://b",
+    "description": "拱猪 bot",
+    "contact": "c",
+    "status": "active",
+    "version": "1",
+    "created_at": T0,
+    "updated_at": T1,
+    "allow_human_games": "1",
+    "token_sha256": "4ce9",
+    "faults": "3",
+    "fallbacks": "1",
+}
+TOURNAMENT = {
+    "spec": SPEC,
+    "deal_commitment": "8c0c",
+    "deal_secret": "encrypted",
+    "status": "done_with_failures",
+    "done": "2",
+    "total": "3",
+    "created_at": T0,
+    "updated_at": T1,
+    "schedule_id": "",
+}
+MATCH = {
+    "status": "done",
+    "seats": '["bot_a", "bot_b", "bot_c", "house:easy"]',
+    "tournament_id": "t_1",
+    "table_id": "table-1",
+    "deal_label": "d0",
+    "created_at": T0,
+    "finished_at": T1,
+    "result": '{"places": [1, 4, 3, 2], "totals": [80, -260, -100, -50], "faults": [0, 2, 0, 0]'
+    ', "forfeited": [], "hands": 1, "termination": "fixed_hands"}',
+}
+STANDING = (
+    '{"bot_id": "bot_a", "matches": 2, "wins": 2, "placement_sum": 2, "points": 220, "hands": 2, '
+    '"faults": 0, "forfeits": 0}'
+)
+RATING = (
+    '{"bot_id": "bot_a", "mu": 25.694863323442974, "sigma": 7.91056231599408, "matches": 3, '
+    '"points": 20, "hands": 3, "faults": 5, "decisions": 32}'
+)
+POINT = (
+    '{"match_id": "m0", "mu": 27.795252672501135, "sigma": 8.263571791259416, "at": "' + T1 + '"}'
+)
+FAULT = (
+    '{"match_id": "x2", "hand": 1, "decision": 16, "trick": 4, "kind": "play", "status": '
+    '"illegal", "message": "you do not hold 2C; your legal cards: 3D 7D 8D KD", "latency_ms": 0}'
+)
+SCHEDULE = (
+    '{"id": "s_b", "cron": "5 * * * *", "template": ' + SPEC + ', "created_at": "' + T0 + '"}'
+)
+GAME = {
+    "match_id": "pm1",
+    "rules": RULES,
+    "deals": '{"scheme": "practice", "commitment": null, "label": null, "secret": null, '
+    '"seed": "7"}',
+    "seat": "1",
+    "opponents": '["house:easy", "bot_a", "house:hard"]',
+    "created_at": T0,
+    "version": "3",
+    "acknowledged": "0",
+    "level_changes": '[[1, "hard"]]',
+    "recorded": "1",
+    "updated_at": T1,
+}
+MOVE = (
+    '{"seat": 2, "kind": "expose", "applied": {"expose": []}, "status": "ok", "decision_id": '
+    '"h1:1:0", "latency_ms": 0, "answer": null, "fault": null, "time_limit_ms": 1000, '
+    '"time_bank_ms": 30000, "request_sha256": null, "note": null}'
+)
+
+
+def _written(fields: dict[str, str], stored: dict[str, str]) -> dict[str, str]:
+    return {name: stored[name] for name in fields}
+
+
+def test_a_stored_bot_loads_and_is_written_the_same(store: Store) -> None:
+    store.redis.hset("gz:bot:bot_a", mapping=BOT)
+    bot = RegisteredBot(
+        "bot_a", "Beta", "http://b", "拱猪 bot", "c", BotStatus.ACTIVE, "1", T0, T1, True, 3, 1
+    )
+    assert store.get_bot("bot_a") == bot
+    assert codecs.bot_fields(bot) == _written(codecs.bot_fields(bot), BOT)
+
+
+def test_a_bot_stored_before_human_games_and_counters_loads_with_their_defaults(
+    store: Store,
+) -> None:
+    old = {k: v for k, v in BOT.items() if k not in {"allow_human_games", "faults", "fallbacks"}}
+    store.redis.hset("gz:bot:bot_a", mapping=old)
+    bot = store.get_bot("bot_a")
+    assert bot is not None and (bot.allow_human_games, bot.faults, bot.fallbacks) == (False, 0, 0)
+
+
+def test_a_stored_tournament_loads_and_is_written_the_same(store: Store) -> None:
+    store.redis.hset("gz:tournament:t_1", mapping=TOURNAMENT)
+    tournament = Tournament(
+        "t_1", TEMPLATE, TournamentStatus.DONE_WITH_FAILURES, 2, 3, T0, T1, None, (), "8c0c"
+    )
+    assert store.get_tournament("t_1") == tournament
+    fields = codecs.tournament_fields(tournament)
+    assert fields == _written(fields, TOURNAMENT)
+
+
+def test_a_recorded_match_loads_and_its_planned_fields_are_written_the_same(store: Store) -> None:
+    store.redis.hset("gz:match:m0", mapping=MATCH)
+    result = MatchResult((1, 4, 3, 2), (80, -260, -100, -50), (0, 2, 0, 0), (), 1, "fixed_hands")
+    seats = ("bot_a", "bot_b", "bot_c", "house:easy")
+    match = Match("m0", "t_1", "table-1", seats, MatchStatus.DONE, T0, T1, result, None, "d0")
+    assert store.get_match("m0") == match
+    fields = codecs.planned_match_fields(match)
+    assert fields == _written(fields, MATCH)
+    assert codecs.to_json(result) == MATCH["result"]
+
+
+def test_standings_ratings_points_and_faults_load_and_are_written_the_same(store: Store) -> None:
+    store.redis.hset("gz:tournament:t_1:standings", "bot_a", STANDING)
+    store.redis.set("gz:rating:bot_a", RATING)
+    store.redis.rpush("gz:rating:bot_a:history", POINT)
+    store.redis.lpush("gz:bot:bot_a:faults", FAULT)
+    standing = Standing("bot_a", 2, 2, 2, 220, 2, 0, 0, rank=1)
+    rating = Rating("bot_a", 25.694863323442974, 7.91056231599408, 3, 20, 3, 5, 32)
+    point = RatingPoint("m0", 27.795252672501135, 8.263571791259416, T1)
+    fault = BotFault(
+        "x2", 1, 16, 4, "play", "illegal", "you do not hold 2C; your legal cards: 3D 7D 8D KD", 0
+    )
+    assert store.standings("t_1") == [standing]
+    assert store.rating("bot_a") == rating
+    assert store.rating_history("bot_a") == [point]
+    assert list(store.faults("bot_a", page=1, per_page=5).items) == [fault]
+    written = [codecs.to_json(r) for r in (standing, rating, point, fault)]
+    assert written == [STANDING, RATING, POINT, FAULT]  # a standing's rank is not stored
+
+
+def test_a_stored_schedule_loads_and_is_written_the_same(store: Store) -> None:
+    store.redis.hset("gz:schedules", "s_b", SCHEDULE)
+    schedule = Schedule("s_b", "5 * * * *", TEMPLATE, T0)
+    assert store.list_schedules() == [schedule]
+    assert codecs.to_json(schedule) == SCHEDULE
+
+
+def test_a_stored_human_game_loads_and_is_written_the_same(store: Store) -> None:
+    store.redis.hset("gz:play:g1", mapping=GAME)
+    store.redis.rpush("gz:play:g1:moves", MOVE)
+    move = DecisionRecord.from_json(json.loads(MOVE))  # a move is stored in the log's form
+    game = HumanGame(
+        "g1",
+        "pm1",
+        Rules(),
+        DealSource.practice("7"),
+        1,
+        ("house:easy", "bot_a", "house:hard"),
+        T0,
+        version=3,
+        moves=(move,),
+        level_changes=((1, "hard"),),
+        recorded=True,
+    )
+    assert store.get_human_game("g1") == game
+    fields = codecs.human_game_fields(game)
+    assert fields == _written(fields, GAME)
+    assert codecs.to_json(move) == MOVE
+
+
+def test_a_human_game_stored_before_committed_deals_loads_with_its_seed(store: Store) -> None:
+    old = {k: v for k, v in GAME.items() if k != "deals"} | {"seed": "s33d"}
+    store.redis.hset("gz:play:g1", mapping=old)
+    game = store.get_human_game("g1")
+    assert game is not None and game.deals == DealSource(DealScheme.UNCHECKED, seed="s33d")
