@@ -37,9 +37,9 @@ class Arena:
         """The key match logs are sealed and checked with, decided here alone: the PEM file
         ``GONGZHU_REPLAY_KEY`` names, if one is set (``gongzhu run`` always sets one: the key
         its data directory keeps, ``service.runtime.DataDir.replay_key_path``); else a key made
-        by the first process that asks and kept in Redis (``gz:replay-key``), which every
-        worker and the service then share (the Procfile's processes on an environment that
-        names no key file)."""
+        by the first process that asks and kept in the store (:meth:`Store.kept_replay_key`),
+        which every worker and the service then share (the Procfile's processes on an
+        environment that names no key file)."""
         if self.config.replay_key_path is not None:
             return private_key_from_pem(self.config.replay_key_path.read_bytes())
         kept = self.store.kept_replay_key(private_key_pem(generate_key()))

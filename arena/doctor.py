@@ -8,7 +8,7 @@ arena. The checks, in order:
 2. ``bad signature``: a request signed with another secret is refused with ``401``.
 3. ``stale timestamp``: a request correctly signed but 10 minutes old is refused with ``401``.
 4. ``decisions``: one hand of each rules profile of :data:`PROFILES`, the bot in all four
-   seats (as :func:`arena.match.play_match` plays it, notifications included): every pass,
+   seats (as :func:`arena.match_loop.play_match` plays it, notifications included): every pass,
    expose and play answered legally within the time limit, and never with the bot's own
    fallback (a ``fallback:`` note). Probing stops after the first profile with a problem.
 5. ``repeated decision``: the same decision sent three times, with one ``decision_id``, gets
@@ -34,7 +34,7 @@ from typing import Any
 import requests
 
 from arena.http_seat import HttpSeat
-from arena.match import play_match
+from arena.match_loop import play_match
 from arena.transport import BotTransport, DeadlineError, HelloError, TooLargeError, excerpt
 from bot_sdk.protocol import (
     AnswerError,

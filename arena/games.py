@@ -25,7 +25,7 @@ from arena.errors import InvalidError, NotAllowedError, NotFoundError, StaleVers
 from arena.http_seat import HttpSeat
 from arena.human import HumanTable, PlayerFor, seat_infos
 from arena.human_view import for_you, level_name, play_state
-from arena.match import InProcessSeat, SeatPlayer
+from arena.match_loop import InProcessSeat, SeatPlayer
 from arena.matches import seat_player
 from arena.records import HOUSE_PARTICIPANTS, BotStatus, HumanGame, RegisteredBot
 from arena.store import timestamp

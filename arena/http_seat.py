@@ -5,8 +5,8 @@ seat's :class:`~arena.transport.BotTransport`: a total deadline (the decision's 
 is left of the seat's time bank), a size cap, no redirects, one kept-alive connection for the
 match, and no connection at all to a private address (unless private endpoints are allowed).
 
-Whatever goes wrong becomes a :class:`~arena.match.Reply` with its :class:`Status` and a
-fault message the bot's author can act on; :func:`arena.match.play_match` applies the fallback.
+Whatever goes wrong becomes a :class:`~arena.match_loop.Reply` with its :class:`Status` and a
+fault message the bot's author can act on; :func:`arena.match_loop.play_match` applies the fallback.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import requests
 
-from arena.match import Reply
+from arena.match_loop import Reply
 from arena.transport import (
     MAX_ANSWER_BYTES,
     BotTransport,

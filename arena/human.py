@@ -4,7 +4,7 @@ moves, the computers' turns, and the log once the match is over.
 Nothing but the decisions is kept between requests: :class:`HumanTable` pushes every stored
 decision through a :class:`~replays.recorder.MatchRecorder` again (a whole match replays in
 milliseconds), so every legality question is the referee's and the finished match's log is
-built exactly as a tournament match's. The computers are asked through ``match.py``'s
+built exactly as a tournament match's. The computers are asked through ``match_loop.py``'s
 ``decide`` and the game's :class:`~replays.faults.FaultBook` like in a tournament: a fault
 becomes the fallback move, and enough faults forfeit the seat.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from arena.errors import WrongStateError
-from arena.match import SeatPlayer, decide
+from arena.match_loop import SeatPlayer, decide
 from arena.matches import seat_info
 from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS, HumanGame, RegisteredBot
 from bot_sdk.protocol import decision_id

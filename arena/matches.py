@@ -1,5 +1,5 @@
 """Playing one match of a tournament: its seats (a house bot in-process, a registered bot over
-HTTP), the ``hello`` before it, the match itself (:mod:`arena.match`), the seal, and the
+HTTP), the ``hello`` before it, the match itself (:mod:`arena.match_loop`), the seal, and the
 result recorded once (:meth:`~arena.store.Store.record_result`)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 from arena.config import Config
 from arena.context import Arena
 from arena.http_seat import HelloError, HttpSeat
-from arena.match import InProcessSeat, SeatPlayer, play_match
+from arena.match_loop import InProcessSeat, SeatPlayer, play_match
 from arena.records import (
     HOUSE_PARTICIPANTS,
     MatchStatus,

@@ -20,7 +20,7 @@ noisy) and prints a table with the ratios.
 
    Each decision gets a fresh ``decision_id`` so the server's answer cache never helps.
 
-2. **Match throughput.** ``arena.match.play_match`` with four ``InProcessSeat`` house Easy
+2. **Match throughput.** ``arena.match_loop.play_match`` with four ``InProcessSeat`` house Easy
    bots, one hand per match, standard rules: the same total number of matches in 1 process,
    then split over 2 processes started together (each waits for a "go" after its imports).
    The referee's share: every applied move is recorded, then the same matches are replayed
@@ -84,7 +84,7 @@ def _serve_bot() -> None:
 
 
 def _house_seats(seed: int) -> list[Any]:
-    from arena.match import InProcessSeat
+    from arena.match_loop import InProcessSeat
     from bot_sdk.house import house_bot
     from replays.log import SeatInfo
 
@@ -161,7 +161,7 @@ def _matches_worker(start: int, count: int, replay: bool, url: str | None = None
     House Easy bots in-process, or (``url``) ``HttpSeat`` seats asking the bot served there."""
     import gc
 
-    from arena.match import play_match
+    from arena.match_loop import play_match
     from referee import Game, Rules
     from replays.deals import DealSource
     from replays.log import TimeControl

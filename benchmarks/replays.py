@@ -27,7 +27,7 @@ if not __package__:
     # replays package: the project's root goes there instead.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from arena.match import Reply, play_match
+from arena.match_loop import Reply, play_match
 from bot_sdk.protocol import DecisionRequest, Status, answer_of, encode
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
 from replays.deals import DealSource

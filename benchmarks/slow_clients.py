@@ -189,7 +189,7 @@ def answered(answers: Counter[int]) -> str:
 
 def recorded_match(store: Any, keys: Any) -> tuple[str, str]:
     """A tournament, and a one-hand match of four lowest-card bots recorded outside it."""
-    from arena.match import InProcessSeat, play_match
+    from arena.match_loop import InProcessSeat, play_match
     from arena.records import Format, TournamentSpec
     from bot_sdk.examples.lowest_card import LowestCard
     from referee import Game, Rules

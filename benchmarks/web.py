@@ -8,7 +8,7 @@ temporary directory, ``appendfsync no`` to fill it quickly: the load is read-onl
 bots stored with ``Store.create_bot``, then round-robin tournaments of ``--group`` of them
 (``arena.pairing.plan``, duplicate format, rated), expanded as ``workers.jobs.run_tournament``
 does (``create_match``, the total, ``running``). Every match is really played by
-``arena.match.play_match``: each seat a random legal player logged as a bot over HTTP (its
+``arena.match_loop.play_match``: each seat a random legal player logged as a bot over HTTP (its
 request's SHA-256, an answer, a latency: ``benchmarks.replays.ArenaSeat``), then sealed with
 Ed25519 and recorded with ``Store.record_result``, which keeps the standings and the ladder up
 to date incrementally. The first tournament (the one whose pages are loaded, and whose longest
@@ -191,7 +191,7 @@ def new_tournament(arena: Arena, group: int, hands: int | None) -> tuple[str, An
 
 def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
     """Play one planned match (random players logged as HTTP bots), seal it, record it."""
-    from arena.match import play_match
+    from arena.match_loop import play_match
     from arena.store import timestamp
     from benchmarks.replays import ArenaSeat
     from referee import Game

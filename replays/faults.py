@@ -1,6 +1,6 @@
 """The fault book: each seat's time bank and faults in one match, and the seats that forfeited.
 
-One rule, kept by the match as it is played (``arena.match``) and checked by the verifier
+One rule, kept by the match as it is played (``arena.match_loop``) and checked by the verifier
 against the log (:mod:`replays.verify`): time beyond a decision's limit comes out of its seat's
 bank, each fault is counted, and a seat forfeits at its ``fault_limit``-th fault.
 """

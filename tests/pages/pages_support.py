@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.serving import make_server
 
-from arena.match import InProcessSeat, play_match
+from arena.match_loop import InProcessSeat, play_match
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Card, Game, Observation, Rules
 from replays.deals import DealSource

@@ -23,7 +23,7 @@ from rq import Worker
 from rq.job import Job
 
 from arena.config import Config
-from arena.match import InProcessSeat, SeatPlayer, play_match
+from arena.match_loop import InProcessSeat, SeatPlayer, play_match
 from arena.matches import seat_player
 from arena.queue import match_job_id
 from arena.records import Format

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.match import SeatPlayer, play_match
+from arena.match_loop import SeatPlayer, play_match
 from referee import Game, Rules
 from replays.deals import DealSource, deal_seed
 from replays.integrity import public_key_pem, seal

@@ -18,7 +18,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from arena.match import SeatPlayer, play_match
+from arena.match_loop import SeatPlayer, play_match
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from referee import CardSet, Game, Rules, deal_from_seed

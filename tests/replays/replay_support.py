@@ -1,4 +1,4 @@
-"""Shared helpers of the replay tests: real matches played by :func:`arena.match.play_match`
+"""Shared helpers of the replay tests: real matches played by :func:`arena.match_loop.play_match`
 with seats that commit every kind of fault, rules profiles covering every variant, a test key.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from arena.match import InProcessSeat, Reply, SeatPlayer, play_match
+from arena.match_loop import InProcessSeat, Reply, SeatPlayer, play_match
 from bot_sdk import Bot
 from bot_sdk.dispatch import fallback_answer
 from bot_sdk.protocol import (

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.match import SeatPlayer
+from arena.match_loop import SeatPlayer
 from bot_sdk import Bot
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import Status

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from arena.match import Reply, SeatPlayer
+from arena.match_loop import Reply, SeatPlayer
 from bot_sdk.protocol import DecisionRequest
 from bot_sdk.schemas import validate_request
 from replays.log import MatchLog

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from arena.match import SeatPlayer
+from arena.match_loop import SeatPlayer
 from referee import CardSet, Rules
 from replays.integrity import IntegrityError, canonical, check, generate_key, pack, seal, unpack
 from replays.log import MatchLog

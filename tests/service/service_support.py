@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from arena.match import InProcessSeat, play_match
+from arena.match_loop import InProcessSeat, play_match
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Game, Rules
 from replays.deals import DealSource

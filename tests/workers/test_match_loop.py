@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from arena.match import InProcessSeat, Reply, SeatPlayer, play_match
+from arena.match_loop import InProcessSeat, Reply, SeatPlayer, play_match
 from bot_sdk.bot import Bot
 from bot_sdk.protocol import DecisionRequest, Status
 from referee import AnyMove, Game, HandResult, Observation, Outcome, Play, Rules

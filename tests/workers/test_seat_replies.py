@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from arena.http_seat import NOTICE_TIMEOUT_S, HttpSeat
-from arena.match import Reply
+from arena.match_loop import Reply
 from arena.transport import DeadlineError, TooLargeError
 from bot_sdk.protocol import DecisionRequest, Status, body_sha256, decision_request, encode
 from referee import Play

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from arena.http_seat import HttpSeat
-from arena.match import InProcessSeat, play_match
+from arena.match_loop import InProcessSeat, play_match
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Game, Rules
 from replays.deals import DealSource
