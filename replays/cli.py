@@ -178,7 +178,10 @@ def _integrity(data: dict[str, Any], pem: bytes | None) -> bool:
         click.echo("integrity  not sealed")
         return False
     if pem is None:
-        found = digest(data)
+        try:
+            found = digest(data)
+        except IntegrityError as error:
+            _fail("integrity", str(error))
         if found != block.get("sha256"):
             _fail("integrity", "the log was changed after it was sealed (SHA-256 mismatch)")
         click.echo(f"integrity  SHA-256 {found} matches; signature not checked (no key)")

@@ -27,6 +27,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from bot_sdk.protocol import encode
+
 ALGORITHM = "ed25519"
 
 
@@ -35,8 +37,13 @@ class IntegrityError(ValueError):
 
 
 def canonical(data: Mapping[str, Any]) -> bytes:
-    """The canonical bytes of a JSON object: sorted keys, no spaces, UTF-8."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """The canonical bytes of a JSON object, as the protocol writes every message
+    (:func:`bot_sdk.protocol.encode`: sorted keys, no spaces, UTF-8). A value JSON has no
+    text for (NaN, an infinity), which no sealed log holds, is an :class:`IntegrityError`."""
+    try:
+        return encode(data)
+    except ValueError as error:
+        raise IntegrityError(f"the log is not JSON the arena writes ({error})") from None
 
 
 def _unsealed(data: Mapping[str, Any]) -> dict[str, Any]:

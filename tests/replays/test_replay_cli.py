@@ -124,6 +124,21 @@ def test_a_forgery_never_verifies(files: dict[str, Path], tmp_path: Path, name: 
     assert "integrity  FAILED" in with_key.output
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+def test_a_log_holding_a_number_json_has_no_text_for_fails_its_seal_check(
+    files: dict[str, Path], tmp_path: Path, number: str
+) -> None:
+    """Python's json reads NaN and Infinity, which no sealed log holds: the check says so
+    (with a key or without), it does not crash."""
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps({**SEALED, "extra": {"x": 0}}).replace('"x": 0', f'"x": {number}'))
+    for options in (["--digest-only"], ["--public-key", str(files["key"])]):
+        outcome = run("verify", str(path), *options)
+        assert outcome.exception is None or isinstance(outcome.exception, SystemExit)
+        assert outcome.exit_code == 1, outcome.output
+        assert "integrity  FAILED: the log is not JSON the arena writes" in outcome.output
+
+
 def test_verify_fetches_the_arenas_key_from_its_url(files: dict[str, Path]) -> None:
     pem = files["key"].read_bytes()
 

@@ -78,3 +78,18 @@ def test_a_stored_log_is_a_json_object() -> None:
     assert unpack(pack(LOG)) == LOG
     with pytest.raises(ValueError, match="a stored log is a JSON object"):
         unpack(zlib.compress(b"[1, 2]"))
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), float("-inf")])
+def test_a_log_holding_a_number_json_has_no_text_for_is_refused_not_crashed_on(
+    number: float,
+) -> None:
+    sealed = seal(LOG, KEY, key_id=KEY_ID)
+    sealed["players"] = [
+        number,
+        "b",
+    ]  # json.loads reads NaN and Infinity: a tamperer can write them
+    with pytest.raises(IntegrityError, match="not JSON the arena writes"):
+        check(sealed, PUBLIC_KEYS)
+    with pytest.raises(IntegrityError, match="not JSON the arena writes"):
+        canonical(sealed)
