@@ -175,10 +175,10 @@ def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[ssl.SSLContext, str]:
 
 
 class Net:
-    """Names of the form ``*.bot.example`` resolve to the public addresses in ``names``; a
-    connection to such an address goes to the loopback port in ``routes`` (or fails with the
-    error given there instead). Each connection attempt to a routed address is kept with the
-    socket's timeout and TCP_NODELAY at that moment."""
+    """The host names in ``names`` resolve to their public addresses; a connection to an
+    address in ``routes`` goes to that loopback port instead (or fails with the error given
+    there). Each attempt to a routed address is kept with the socket's timeout and TCP_NODELAY
+    at that moment."""
 
     def __init__(self) -> None:
         self.names: dict[str, list[str]] = {}
