@@ -154,8 +154,13 @@ def _guarded(
     whether each request reuses the connection."""
 
     class Guarded(base):  # type: ignore[valid-type,misc]
+        carried: socket.socket | None = None
+        """The socket this connection's latest request went out on."""
+
         def request(self, *args: Any, **kwargs: Any) -> None:
-            last.reused = self.sock is not None  # connected already: a kept-alive connection
+            # kept alive: the socket carried a request before (an HTTPS connection is made
+            # before its first request, so being connected does not tell)
+            last.reused = self.sock is not None and self.sock is self.carried
             super().request(*args, **kwargs)
 
         def _new_conn(self) -> socket.socket:
@@ -182,6 +187,7 @@ def _guarded(
 
         def getresponse(self, *args: Any, **kwargs: Any) -> Any:
             watchdog.attach(self.sock)
+            self.carried = self.sock
             return super().getresponse(*args, **kwargs)
 
     return Guarded

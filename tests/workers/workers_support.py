@@ -95,9 +95,10 @@ def _handled(handle: Callable[[socket.socket], None], conn: socket.socket) -> No
 
 
 def read_request(conn: socket.socket) -> bytes:
+    """One request's body; ConnectionError when the client closes the connection first."""
     data = b""
     while b"\r\n\r\n" not in data:
-        data += conn.recv(4096)
+        data += _received(conn)
     head, body = data.split(b"\r\n\r\n", 1)
     length = next(
         int(line.split(b":")[1])
@@ -105,8 +106,15 @@ def read_request(conn: socket.socket) -> bytes:
         if line.lower().startswith(b"content-length")
     )
     while len(body) < length:
-        body += conn.recv(4096)
+        body += _received(conn)
     return body
+
+
+def _received(conn: socket.socket) -> bytes:
+    chunk = conn.recv(4096)
+    if not chunk:
+        raise ConnectionError("the client closed the connection")
+    return chunk
 
 
 def dripping(*, headers_too: bool) -> Callable[[socket.socket], None]:

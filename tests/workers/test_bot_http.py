@@ -1,0 +1,687 @@
+"""The bot transport itself (``arena.transport``) against scripted servers on loopback: the size
+cap at its edge, the deadline between chunks, no redirects, the kept-alive connection and its one
+retry, the hello's answers, the connect path to checked addresses, and the messages a bot author
+reads. Clocks are scripted where a test needs time to pass; nothing waits on a sleep."""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import ipaddress
+import socket
+import ssl
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+import requests
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from arena.transport import (
+    MAX_ANSWER_BYTES,
+    BotTransport,
+    DeadlineError,
+    HelloError,
+    TooLargeError,
+    _Watchdog,
+    connect_public,
+    connection_reason,
+    excerpt,
+    handshake,
+)
+from bot_sdk.protocol import encode, hello_answer, hello_request
+from tests.workers.workers_support import read_request
+
+HELLO = encode(hello_answer("probe", "1.2"))
+PUBLIC = "93.184.216.34"
+"""A public address: the tests resolve names to it and connect it to a loopback bot."""
+
+Handle = Callable[[socket.socket, int], bool]
+"""Answers request ``n`` (counted from 1 over all connections) on the connection; True keeps the
+connection open for the next request."""
+
+
+def response(body: bytes = b"", status: str = "200 OK", **headers: str) -> bytes:
+    """A whole HTTP/1.1 answer with its Content-Length."""
+    lines = [f"HTTP/1.1 {status}", f"Content-Length: {len(body)}"]
+    lines += [f"{name.replace('_', '-')}: {value}" for name, value in headers.items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def wait_for_close(conn: socket.socket) -> None:
+    """Block until the client closes or shuts the connection down."""
+    while conn.recv(65536):
+        pass
+
+
+class Bot:
+    """A bot on a loopback port that hands each request to ``handle``; it counts the
+    connections it accepted and keeps each request's (connection number, body)."""
+
+    def __init__(self, handle: Handle, tls: ssl.SSLContext | None = None) -> None:
+        self.handle = handle
+        self.tls = tls
+        self.connections = 0
+        self.requests: list[tuple[int, bytes]] = []
+        self._lock = threading.Lock()
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/bot"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            with self._lock:
+                self.connections += 1
+                number = self.connections
+            threading.Thread(target=self._serve, args=(conn, number), daemon=True).start()
+
+    def _serve(self, conn: socket.socket, number: int) -> None:
+        try:
+            if self.tls is not None:
+                conn = self.tls.wrap_socket(conn, server_side=True)
+            while True:
+                body = read_request(conn)
+                with self._lock:
+                    self.requests.append((number, body))
+                    count = len(self.requests)
+                if not self.handle(conn, count):
+                    return
+        except OSError:
+            return  # the client closed the connection
+        finally:
+            conn.close()
+
+
+@contextmanager
+def bot(handle: Handle, tls: ssl.SSLContext | None = None) -> Iterator[Bot]:
+    running = Bot(handle, tls)
+    try:
+        yield running
+    finally:
+        running.listener.close()
+
+
+def answers(*raw: bytes) -> Handle:
+    """Answers request n with ``raw[n - 1]`` and keeps the connection open."""
+
+    def handle(conn: socket.socket, n: int) -> bool:
+        conn.sendall(raw[n - 1])
+        return True
+
+    return handle
+
+
+@contextmanager
+def transport(url: str, **options: Any) -> Iterator[BotTransport]:
+    client = BotTransport(url, ["s3cret"], **{"allow_private": True, **options})
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def closed_port() -> int:
+    """A loopback port nobody listens on: connecting is refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[ssl.SSLContext, str]:
+    """A server TLS context for 127.0.0.1, and the certificate file a client trusts it with."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    folder = tmp_path_factory.mktemp("tls")
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_path, key_path)
+    return context, str(cert_path)
+
+
+class Net:
+    """The host names in ``names`` resolve to their public addresses; a connection to an
+    address in ``routes`` goes to that loopback port instead (or fails with the error given
+    there). Each attempt to a routed address is kept with the socket's timeout and TCP_NODELAY
+    at that moment."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, list[str]] = {}
+        self.routes: dict[str, int | OSError] = {}
+        self.attempts: list[tuple[str, float | None, int]] = []
+
+    def resolve(self, host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+        if host not in self.names:
+            return GETADDRINFO(host, port, *args, **kwargs)
+        return [
+            (socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port))
+            for address in self.names[host]
+        ]
+
+    def connect_function(self) -> Callable[[socket.socket, Any], None]:
+        """:meth:`connect` as a function, to stand for ``socket.socket.connect``."""
+
+        def connect(sock: socket.socket, address: Any) -> None:
+            self.connect(sock, address)
+
+        return connect
+
+    def connect(self, sock: socket.socket, address: Any) -> None:
+        route = self.routes.get(address[0]) if isinstance(address, tuple) else None
+        if route is None:
+            return CONNECT(sock, address)
+        nodelay = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        self.attempts.append((address[0], sock.gettimeout(), nodelay))
+        if isinstance(route, OSError):
+            raise route
+        return CONNECT(sock, ("127.0.0.1", route))
+
+
+GETADDRINFO, CONNECT = socket.getaddrinfo, socket.socket.connect
+
+
+@pytest.fixture
+def net(monkeypatch: pytest.MonkeyPatch) -> Net:
+    routed = Net()
+    monkeypatch.setattr(socket, "getaddrinfo", routed.resolve)
+    monkeypatch.setattr(socket.socket, "connect", routed.connect_function())
+    return routed
+
+
+def public_bot(net: Net, running: Bot, host: str = "play.bot.example") -> str:
+    """``running``'s URL under a public name (the transport checks it and connects to it)."""
+    net.names[host] = [PUBLIC]
+    net.routes[PUBLIC] = running.port
+    return f"http://{host}:{running.port}/bot"
+
+
+# -- the size cap ----------------------------------------------------------------------------------
+
+
+def test_an_answer_of_exactly_64_kib_is_read_and_one_byte_more_is_refused() -> None:
+    full, over = b"x" * 64 * 1024, b"x" * (64 * 1024 + 1)
+    with bot(answers(response(full), response(over))) as running, transport(running.url) as t:
+        assert t.post(b"{}", 5.0) == (200, None, full)
+        with pytest.raises(TooLargeError):
+            t.post(b"{}", 5.0)
+
+
+def test_an_endless_answer_is_refused_at_the_cap_without_waiting_for_its_end() -> None:
+    """The bot announces 10 MB, sends a little over the cap and then nothing: the transport
+    stops reading at the cap (at once, long before the deadline) instead of waiting for the
+    rest."""
+
+    def endless(conn: socket.socket, n: int) -> bool:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 10000000\r\n\r\n")
+        conn.sendall(b"x" * (MAX_ANSWER_BYTES + 4096))
+        wait_for_close(conn)
+        return False
+
+    with (
+        bot(endless) as running,
+        transport(running.url, clock=lambda: 0.0) as t,
+        pytest.raises(TooLargeError),
+    ):
+        t.post(b"{}", 5.0)  # the clock stands still: only the watchdog could end a wait
+
+
+# -- the deadline ----------------------------------------------------------------------------------
+
+
+class Ticking:
+    """A clock 100 s later each time it is read: the transport reads it once for the deadline,
+    once before sending, then once per chunk of the answer (or once on a failure)."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return 100.0 * (self.reads - 1)
+
+
+@pytest.mark.parametrize("seconds", [250.0, 300.0], ids=["passed", "reached"])
+def test_the_deadline_is_checked_after_every_kilobyte_of_the_answer(seconds: float) -> None:
+    """Read at 0 (deadline), 100 (sent), then one read per KiB chunk: 200 for the first, 300
+    for the second. An answer of 1024 bytes is one chunk, in time; one of 1025 bytes needs a
+    second chunk, read when the deadline has passed (250) or is just reached (300)."""
+    one, two = b"a" * 1024, b"b" * 1025
+    with bot(answers(response(one), response(two))) as running:
+        with transport(running.url, clock=Ticking()) as t:
+            assert t.post(b"{}", seconds) == (200, None, one)
+        with transport(running.url, clock=Ticking()) as t, pytest.raises(DeadlineError):
+            t.post(b"{}", seconds)
+    assert len(running.requests) == 2
+
+
+@pytest.mark.parametrize("seconds", [0.0, -0.5], ids=["none-left", "overdue"])
+def test_a_call_with_no_time_left_is_not_sent(seconds: float) -> None:
+    with (
+        bot(answers(response(HELLO))) as running,
+        transport(running.url, clock=lambda: 7.0) as t,
+        pytest.raises(DeadlineError),
+    ):
+        t.post(b"{}", seconds)
+    assert running.requests == []
+
+
+def _hang_up(conn: socket.socket, n: int) -> bool:
+    return False  # close without answering
+
+
+@pytest.mark.parametrize(
+    ("seconds", "raised"),
+    [(200.0, DeadlineError), (150.0, DeadlineError), (1000.0, requests.ConnectionError)],
+    ids=["reached", "passed", "in-time"],
+)
+def test_a_failure_once_the_deadline_is_reached_is_a_deadline_error(
+    seconds: float, raised: type[Exception]
+) -> None:
+    """The bot hangs up a new connection without answering; the clock is read at 0
+    (deadline), 100 (sent) and 200 (the failure)."""
+    with (
+        bot(_hang_up) as running,
+        transport(running.url, clock=Ticking()) as t,
+        pytest.raises(raised),
+    ):
+        t.post(b"{}", seconds)
+    assert len(running.requests) == 1
+
+
+def test_an_answer_without_a_length_cut_at_the_deadline_is_not_taken_as_complete() -> None:
+    """The bot sends its headers, no Content-Length, then nothing: the answer would end when
+    the connection closes. The watchdog shuts it at the deadline; that end is not an answer."""
+
+    def stalled(conn: socket.socket, n: int) -> bool:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n")
+        wait_for_close(conn)
+        return False
+
+    with bot(stalled) as running, transport(running.url) as t, pytest.raises(DeadlineError):
+        t.post(b"{}", 0.3)
+
+
+def test_the_watchdog_shuts_the_connection_in_flight_when_it_fires() -> None:
+    watchdog = _Watchdog()
+    ours, theirs = socket.socketpair()
+    theirs.settimeout(10)  # a watchdog that does not fire fails here instead of hanging
+    with ours, theirs:
+        watchdog.attach(ours)
+        watchdog._fire()
+        assert watchdog.fired
+        assert theirs.recv(1) == b""  # shut down: the peer sees the end at once
+        late, peer = socket.socketpair()
+        peer.settimeout(10)
+        with late, peer:
+            watchdog.attach(late)  # attached after the deadline: shut at once too
+            assert peer.recv(1) == b""
+
+
+def test_a_watchdog_firing_on_a_closed_connection_is_quiet() -> None:
+    watchdog = _Watchdog()
+    closed = socket.socket()
+    closed.close()
+    watchdog.attach(closed)
+    watchdog._fire()
+    watchdog.attach(closed)
+    assert watchdog.fired
+
+
+def test_each_call_s_watchdog_is_stopped_with_it_and_never_holds_the_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    timers: list[threading.Timer] = []
+
+    class Recorded(threading.Timer):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            timers.append(self)
+
+    monkeypatch.setattr(threading, "Timer", Recorded)
+    with bot(answers(response(HELLO), response(HELLO))) as running, transport(running.url) as t:
+        t.post(b"{}", 60.0)
+        t.post(b"{}", 60.0)
+    assert len(timers) == 2
+    assert all(timer.daemon for timer in timers)
+    assert all(timer.finished.is_set() for timer in timers)  # cancelled, not left to fire
+
+
+# -- the kept-alive connection and its one retry ---------------------------------------------------
+
+
+@pytest.fixture(params=["http", "https"])
+def scheme(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@contextmanager
+def scheme_bot(
+    scheme: str, tls: tuple[ssl.SSLContext, str], handle: Handle
+) -> Iterator[tuple[Bot, BotTransport]]:
+    """A bot over ``scheme``, and a transport to it (trusting the test certificate)."""
+    with (
+        bot(handle, tls[0] if scheme == "https" else None) as running,
+        transport(running.url.replace("http:", f"{scheme}:")) as t,
+    ):
+        t.session.verify = tls[1]
+        yield running, t
+
+
+def test_a_stale_kept_alive_connection_is_retried_once_on_a_new_one(
+    scheme: str, tls: tuple[ssl.SSLContext, str]
+) -> None:
+    def handle(conn: socket.socket, n: int) -> bool:
+        if n == 2:
+            return False  # the bot closed the kept-alive connection: no answer
+        conn.sendall(response(HELLO))
+        return True
+
+    with scheme_bot(scheme, tls, handle) as (running, t):
+        assert t.post(b"first", 5.0)[0] == 200
+        assert t.post(b"second", 5.0) == (200, None, HELLO)
+    assert running.requests == [(1, b"first"), (1, b"second"), (2, b"second")]
+
+
+def test_a_request_on_a_new_connection_is_never_sent_twice(
+    scheme: str, tls: tuple[ssl.SSLContext, str]
+) -> None:
+    """HTTPS included: its connection is made before the request goes out, and is new all the
+    same."""
+    with scheme_bot(scheme, tls, _hang_up) as (running, t), pytest.raises(requests.ConnectionError):
+        t.post(b"only", 5.0)
+    assert running.requests == [(1, b"only")]
+
+
+def test_a_refused_connection_is_tried_once(scheme: str, net: Net) -> None:
+    net.names["down.bot.example"] = [PUBLIC]
+    net.routes[PUBLIC] = closed_port()
+    with (
+        transport(f"{scheme}://down.bot.example/bot", allow_private=False) as t,
+        pytest.raises(requests.ConnectionError) as refused,
+    ):
+        t.post(b"{}", 5.0)
+    assert connection_reason(refused.value).startswith("connection refused")
+    assert [address for address, _, _ in net.attempts] == [PUBLIC]
+
+
+def test_proxies_from_the_environment_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    with bot(answers(response(b"proxied"))) as proxy, bot(answers(response(HELLO))) as running:
+        for name in ("NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY"):
+            monkeypatch.setenv(name, f"http://127.0.0.1:{proxy.port}")
+        with transport(running.url) as t:
+            assert t.post(b"{}", 5.0) == (200, None, HELLO)
+    assert proxy.requests == []
+
+
+def test_private_addresses_are_refused_unless_allowed() -> None:
+    with bot(answers(response(HELLO))) as running:
+        refusing = BotTransport(running.url, ["s3cret"])
+        try:
+            with pytest.raises(requests.ConnectionError) as refused:
+                refusing.post(b"{}", 5.0)
+        finally:
+            refusing.close()
+    assert "127.0.0.1, a private, loopback" in connection_reason(refused.value)
+    assert running.connections == 0
+
+
+# -- connecting to checked addresses ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("seconds", "limit"), [(10.0, 3.0), (2.5, 2.5)], ids=["cap", "deadline"])
+def test_a_connection_is_given_three_seconds_or_what_is_left_of_the_deadline(
+    net: Net, seconds: float, limit: float
+) -> None:
+    with bot(answers(response(HELLO))) as running:
+        url = public_bot(net, running)
+        with transport(url, allow_private=False, clock=lambda: 0.0) as t:
+            assert t.post(b"{}", seconds) == (200, None, HELLO)
+    assert net.attempts == [(PUBLIC, limit, 1)]  # and TCP_NODELAY, as urllib3 sets it
+
+
+def test_the_next_checked_address_is_tried_when_one_refuses(net: Net) -> None:
+    second = "93.184.216.35"
+    with bot(answers(response(HELLO))) as running:
+        net.names["two.bot.example"] = [PUBLIC, second]
+        net.routes.update({PUBLIC: closed_port(), second: running.port})
+        with transport(f"http://two.bot.example:{running.port}/bot", allow_private=False) as t:
+            assert t.post(b"{}", 5.0) == (200, None, HELLO)
+    assert [address for address, _, _ in net.attempts] == [PUBLIC, second]
+
+
+def test_every_address_refusing_raises_the_last_error(net: Net) -> None:
+    second = "93.184.216.35"
+    net.names["gone.bot.example"] = [PUBLIC, second]
+    net.routes.update({PUBLIC: ConnectionRefusedError(), second: TimeoutError("late")})
+    with pytest.raises(TimeoutError, match="late"):
+        connect_public("gone.bot.example", 80, 1.0)
+    assert [address for address, _, _ in net.attempts] == [PUBLIC, second]
+
+
+def test_a_connection_binds_its_source_address_and_sets_its_options(net: Net) -> None:
+    with bot(answers()) as running:
+        public_bot(net, running, "bound.bot.example")
+        options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+        sock = connect_public("bound.bot.example", 80, 2.0, ("127.0.0.2", 0), options)
+        with sock:
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+            assert sock.gettimeout() == 2.0
+            assert sock.getsockname()[0] == "127.0.0.2"
+            assert sock.getpeername()[1] == running.port
+
+
+@pytest.mark.parametrize(
+    ("failure", "reason"),
+    [
+        (TimeoutError("timed out"), "no connection within 3 s"),
+        (ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused"), "connection refused"),
+        (
+            OSError(errno.EHOSTUNREACH, "No route to host"),
+            "Failed to establish a new connection: [Errno 113] No route to host",
+        ),
+    ],
+    ids=["timeout", "refused", "unreachable"],
+)
+def test_a_failed_connection_says_why(net: Net, failure: OSError, reason: str) -> None:
+    net.names["far.bot.example"] = [PUBLIC]
+    net.routes[PUBLIC] = failure
+    with (
+        transport("http://far.bot.example/bot", allow_private=False) as t,
+        pytest.raises(HelloError) as failed,
+    ):
+        t.hello(hello_request(), 5.0)
+    assert str(failed.value).startswith("could not connect to the bot at http://far.bot.example")
+    assert reason in str(failed.value)
+
+
+@pytest.mark.parametrize(
+    ("failure", "reason"),
+    [
+        (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "does not resolve"),
+        (
+            socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"),
+            "Failed to resolve 'dns.bot.example'",
+        ),
+    ],
+    ids=["unknown", "temporary"],
+)
+def test_a_name_that_does_not_resolve_says_so(
+    monkeypatch: pytest.MonkeyPatch, failure: OSError, reason: str
+) -> None:
+    def resolve(host: str, *args: Any, **kwargs: Any) -> Any:
+        raise failure
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    with (
+        transport("http://dns.bot.example/bot", allow_private=False) as t,
+        pytest.raises(HelloError) as failed,
+    ):
+        t.hello(hello_request(), 5.0)
+    assert reason in str(failed.value)
+
+
+# -- the hello -------------------------------------------------------------------------------------
+
+
+def hello_to(*raw: bytes, timeout_s: float = 5.0) -> Any:
+    """The hello answered with ``raw``: the bot's info, or the HelloError's message."""
+    with bot(answers(*raw)) as running, transport(running.url + "?key=k") as t:
+        try:
+            return t.hello(hello_request(), timeout_s)
+        except HelloError as error:
+            return str(error).replace(running.url, "URL")
+
+
+@pytest.mark.parametrize("status", ["200 OK", "299 Fine"])
+def test_every_2xx_hello_answer_is_read(status: str) -> None:
+    info = hello_to(response(HELLO, status))
+    assert (info.name, info.version) == ("probe", "1.2")
+
+
+@pytest.mark.parametrize("code", [300, 302, 399])
+def test_a_3xx_hello_answer_is_a_redirect_the_arena_does_not_follow(code: int) -> None:
+    message = hello_to(response(b"", f"{code} Moved", Location="https://elsewhere.example/b"))
+    assert message == (
+        f"the bot at URL answered HTTP {code} redirecting to https://elsewhere.example/b: the "
+        "arena does not follow redirects; register the final URL"
+    )
+    assert hello_to(response(b"", f"{code} Moved")).startswith(
+        f"the bot at URL answered HTTP {code} redirecting to ?:"
+    )
+
+
+@pytest.mark.parametrize("code", [199, 400, 500])
+def test_other_hello_answers_are_refused_with_their_status_and_body(code: int) -> None:
+    body = b"" if code < 200 else b"  nope \n"  # a 1xx answer has no body
+    shown = "(empty body)" if code < 200 else "nope"
+    assert hello_to(response(body, f"{code} Odd")) == (
+        f"the bot at URL answered the hello with HTTP {code}: {shown}"
+    )
+
+
+def test_a_wrong_hello_answer_says_what_is_wrong() -> None:
+    message = hello_to(response(b'{"protocol": "other/9", "name": "x", "version": "1"}'))
+    assert message.startswith("the bot at URL answered the hello wrongly: ")
+    assert "'other/9'" in message
+
+
+def test_a_hello_answer_over_the_cap_names_the_cap() -> None:
+    assert hello_to(response(b" " * (MAX_ANSWER_BYTES + 1))) == (
+        'the hello answer is larger than 64 KiB: answer {"protocol", "name", "version"} only'
+    )
+
+
+def test_a_late_hello_says_how_long_the_bot_had() -> None:
+    def late(conn: socket.socket, n: int) -> bool:
+        wait_for_close(conn)
+        return False
+
+    with (
+        bot(late) as running,
+        transport(running.url) as t,
+        pytest.raises(HelloError, match=r"did not answer the hello within 0\.3 s$"),
+    ):
+        t.hello(hello_request(), 0.3)
+
+
+def test_the_endpoint_check_is_the_hello_on_its_own_transport(net: Net) -> None:
+    with bot(answers(response(HELLO))) as running:
+        url = public_bot(net, running)
+        info = handshake(url, ["s3cret"], timeout_s=5.0, allow_private=False)
+    assert (info.name, info.version) == ("probe", "1.2")
+    assert running.requests == [(1, encode(hello_request()))]
+
+
+# -- what a bot author reads -----------------------------------------------------------------------
+
+
+def test_the_endpoint_is_shown_without_its_query_string() -> None:
+    t = BotTransport("https://bot.example:8443/play?token=secret#x", ["s"])
+    t.close()
+    assert t.shown == "https://bot.example:8443/play"
+
+
+def _chained(inner: BaseException, link: str) -> BaseException:
+    outer = RuntimeError("outer")
+    if link == "cause":
+        outer.__cause__ = inner
+    elif link == "context":
+        outer.__context__ = inner
+    else:
+        outer = RuntimeError("outer", inner)
+    return outer
+
+
+@pytest.mark.parametrize("link", ["cause", "context", "argument"])
+def test_the_reason_is_found_through_causes_contexts_and_arguments(link: str) -> None:
+    refused = ConnectionRefusedError(errno.ECONNREFUSED, "refused")
+    deep = _chained(_chained(refused, link), link)
+    assert connection_reason(deep) == "connection refused (is the bot running, on that port?)"
+
+
+@pytest.mark.parametrize(
+    "message", ["Name or service not known", "nodename nor servname provided, or not known"]
+)
+def test_an_unknown_name_is_recognised_on_linux_and_macos(message: str) -> None:
+    assert connection_reason(OSError(message)) == "the host name does not resolve"
+
+
+def test_an_unrecognised_reason_is_the_error_itself_cut_to_300_characters() -> None:
+    assert connection_reason(RuntimeError("x" * 299)) == "x" * 299
+    assert connection_reason(RuntimeError("y" * 400)) == "y" * 300
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        (b"", "(empty body)"),
+        (b" \r\n\t ", "(empty body)"),
+        (b"  Traceback: boom\n", "Traceback: boom"),
+        (b"\xff ok", "\ufffd ok"),
+        (b"a" * 300, "a" * 300),
+        (b"b" * 301, "b" * 300 + "…"),
+        (b"c" * 299, "c" * 299),
+    ],
+    ids=["empty", "blank", "stripped", "not-utf8", "at-limit", "over", "under"],
+)
+def test_an_excerpt_is_the_body_stripped_and_cut_after_300_characters(
+    body: bytes, shown: str
+) -> None:
+    assert excerpt(body) == shown
