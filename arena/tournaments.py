@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from arena.context import Arena
 from arena.errors import InvalidError, NotFoundError, WrongStateError
-from arena.pairing import plan
+from arena.pairing import PlannedMatch, plan
 from arena.queue import cancel_tournament_job, enqueue_match, enqueue_tournament, requeue_matches
 from arena.records import (
     HOUSE_PARTICIPANTS,
@@ -119,6 +119,17 @@ def expand(arena: Arena, tournament_id: str) -> None:
         duplicate=spec.format.duplicate,
         matches_per_table=spec.format.matches_per_table,
     )
+    store_planned(store, tournament_id, matches)
+    try:
+        store.move_tournament(tournament_id, TournamentStatus.RUNNING, allowed_from=list(LIVE))
+    except WrongStateError:  # cancelled meanwhile
+        return
+    for planned in matches:
+        enqueue_match(arena.queue, planned.match_id(tournament_id))
+
+
+def store_planned(store: Store, tournament_id: str, matches: Sequence[PlannedMatch]) -> None:
+    """Store the tournament's planned matches (again: each is created once) and their count."""
     for planned in matches:
         store.create_match(
             planned.match_id(tournament_id),
@@ -128,12 +139,6 @@ def expand(arena: Arena, tournament_id: str) -> None:
             deal_label=planned.deal_label,
         )
     store.set_tournament_total(tournament_id, len(matches))
-    try:
-        store.move_tournament(tournament_id, TournamentStatus.RUNNING, allowed_from=list(LIVE))
-    except WrongStateError:  # cancelled meanwhile
-        return
-    for planned in matches:
-        enqueue_match(arena.queue, planned.match_id(tournament_id))
 
 
 def play_scheduled_round(arena: Arena, schedule_id: str) -> None:

@@ -161,6 +161,7 @@ def new_tournament(arena: Arena, group: int, hands: int | None) -> tuple[str, An
     """A rated round-robin of ``group`` random bots, expanded as ``run_tournament`` does."""
     from arena.pairing import plan
     from arena.records import Format, TournamentSpec, TournamentStatus
+    from arena.tournaments import store_planned
     from referee import Rules
     from replays.log import TimeControl
 
@@ -175,15 +176,7 @@ def new_tournament(arena: Arena, group: int, hands: int | None) -> tuple[str, An
     store = arena.store
     tid = store.create_tournament(spec)
     planned = plan(participants, seed=tid, duplicate=True, matches_per_table=1)
-    for p in planned:
-        store.create_match(
-            p.match_id(tid),
-            seats=p.seats,
-            tournament_id=tid,
-            table_id=p.table_id,
-            deal_label=p.deal_label,
-        )
-    store.set_tournament_total(tid, len(planned))
+    store_planned(store, tid, planned)
     store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
     arena.tournaments += 1
     return tid, spec, planned
