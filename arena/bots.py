@@ -17,7 +17,7 @@ from arena.context import Arena
 from arena.doctor import Report, examine
 from arena.endpoints import check_callable
 from arena.errors import InvalidError, NotFoundError, WrongStateError
-from arena.records import BotStatus, RegisteredBot
+from arena.records import BotStatus, RatingPoint, RegisteredBot
 from arena.store import BotChanges, new_secret
 from arena.transport import HelloError, handshake
 
@@ -193,3 +193,11 @@ def _answered_version(arena: Arena, bot_id: str, url: str, slot: Slot) -> str:
     except HelloError as error:
         raise InvalidError(str(error), field="endpoint", code="handshake_failed") from None
     return info.version
+
+
+def rating_history(arena: Arena, participant: str) -> list[RatingPoint]:
+    """The participant's rating after each of its rated matches, oldest first: a house bot or
+    a registered bot (one that has not played yet has none)."""
+    if arena.store.rating(participant) is None and arena.store.get_bot(participant) is None:
+        raise NotFoundError(f"there is no bot {participant}")
+    return arena.store.rating_history(participant)

@@ -4,8 +4,11 @@ When the environment does not name the arena's Redis (``REDIS_URL``), the settin
 ``gongzhu run`` wrote in the data directory does (:mod:`arena.settings`); with neither, there
 is no arena to run against and :meth:`Config.from_environment` says so: it never guesses.
 
-The service and the workers both receive a :class:`Config` (the app factory takes one); nothing
-else reads ``os.environ``. docs/OPERATIONS.md lists every variable with its default.
+The service and the workers both receive a :class:`Config` (the app factory takes one): every
+setting of the arena's processes is read here, and declared once, with its variable and default
+(:func:`setting`). docs/OPERATIONS.md lists every variable with its default. (The ``gongzhu``
+command reads a few variables of its own: where the data directory is, the port and password of
+the arena's own Redis.)
 """
 
 from __future__ import annotations

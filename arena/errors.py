@@ -57,6 +57,13 @@ class WrongStateError(ArenaError):
     """A transition from a state that does not allow it (resuming a retired bot, …)."""
 
 
+class EmbargoedError(WrongStateError):
+    """A finished match whose deal other matches of its tournament are still playing: nothing
+    about its hands is shown yet (docs/REPLAYS.md, fair deals)."""
+
+    code = "embargoed"
+
+
 class StaleVersionError(ArenaError):
     """A write based on a version of a human game that another request has changed since."""
 

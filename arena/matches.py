@@ -1,18 +1,25 @@
-"""Playing one match of a tournament: its seats (a house bot in-process, a registered bot over
-HTTP), the ``hello`` before it, the match itself (:mod:`arena.match_loop`), the seal, and the
-result recorded once (:meth:`~arena.store.Store.record_result`)."""
+"""A tournament's matches: playing one (its seats, a house bot in-process or a registered bot
+over HTTP, the ``hello`` before it, the match itself, :mod:`arena.match_loop`, the seal, and the
+result recorded once, :meth:`~arena.store.Store.record_result`); its sealed log, shown once its
+deal is no longer embargoed; and the log's verification, made once and kept."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import time
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from arena.config import Config
 from arena.context import Arena
+from arena.errors import EmbargoedError, NotFoundError
 from arena.http_seat import HelloError, HttpSeat
 from arena.match_loop import InProcessSeat, SeatPlayer, play_match
 from arena.records import (
     HOUSE_PARTICIPANTS,
+    Match,
     MatchStatus,
     RegisteredBot,
     TournamentStatus,
@@ -22,7 +29,10 @@ from arena.store import Store, timestamp
 from bot_sdk.house import house_bot
 from referee import Game, Rules
 from replays.deals import DealSource, deal_seed
+from replays.integrity import IntegrityError, check, key_id_of, unpack
 from replays.log import SeatInfo, TimeControl
+from replays.upgrade import LogReadError, read_log
+from replays.verify import verify
 
 
 def play(arena: Arena, match_id: str) -> None:
@@ -129,3 +139,70 @@ def seat_player(store: Store, config: Config, seat: int, participant: str, seed:
         store.signing_secrets(bot.id),
         allow_private=config.allow_private_endpoints,
     )
+
+
+def get(arena: Arena, match_id: str) -> Match:
+    match = arena.store.get_match(match_id)
+    if match is None:
+        raise NotFoundError(f"there is no match {match_id}")
+    return match
+
+
+def finished(arena: Arena, match_id: str, *, operator: bool) -> tuple[Match, bytes]:
+    """The match and its stored (packed) log, if the log may be shown: the match has
+    finished, and its deal is not under embargo (docs/REPLAYS.md, fair deals) unless the
+    ``operator`` asks."""
+    match = get(arena, match_id)
+    blob = arena.store.replay_blob(match_id)
+    if blob is None:
+        raise NotFoundError(f"match {match_id} has no replay yet: it has not finished")
+    embargo = arena.store.embargo(match)
+    if embargo is not None and not operator:
+        raise EmbargoedError(embargo.message)
+    return match, blob
+
+
+def verification(arena: Arena, match_id: str, *, operator: bool) -> dict[str, Any]:
+    """The log's seal checked, then the referee re-run over it (and its deals checked against
+    the tournament's secret once it is revealed); the first discrepancy, if any. A sealed log
+    never changes, so each verification is kept and answered again from the store: the referee
+    runs once per log, key and revealed secret, however often it is asked."""
+    match, blob = finished(arena, match_id, operator=operator)
+    public = arena.replay_key().public_key()
+    tournament = (
+        None if match.tournament_id is None else arena.store.get_tournament(match.tournament_id)
+    )
+    secret = None if tournament is None else arena.store.revealed_secret(tournament)
+    fingerprint = hashlib.sha256(
+        b"|".join([blob, key_id_of(public).encode(), secret or b""])
+    ).hexdigest()
+    kept = arena.store.verification(match_id, fingerprint)
+    if kept is not None:
+        return kept
+    report = _verified(unpack(blob), public, secret)
+    arena.store.keep_verification(match_id, fingerprint, report)
+    return report
+
+
+def _verified(
+    sealed: dict[str, Any], public: Ed25519PublicKey, secret: bytes | None
+) -> dict[str, Any]:
+    integrity = "ok"
+    try:
+        check(sealed, {key_id_of(public): public})
+    except IntegrityError as error:
+        integrity = str(error)
+    try:
+        log = read_log(sealed)
+    except LogReadError as error:
+        return {"ok": False, "integrity": integrity, "discrepancy": str(error)}
+    report = verify(log, secret=secret)
+    return {
+        "ok": report.ok and integrity == "ok",
+        "integrity": integrity,
+        "hands": report.hands,
+        "decisions": report.decisions,
+        "requests_checked": report.requests_checked,
+        "deals_checked": report.deals_checked,
+        "discrepancy": None if report.discrepancy is None else str(report.discrepancy),
+    }

@@ -13,7 +13,7 @@ meeting once or twice, built in about 6 s). In the duplicate format each table i
 times, so 50 bots make 1,200 matches of ``matches_per_table`` each: invite fewer or run
 several tournaments for larger fields.
 
-**Construction.** Seeded (the same participants and seed give the same schedule). A greedy pass
+**Construction.** Seeded (the same participants and seed give the same tables). A greedy pass
 builds the tables: each takes the participants with the fewest tables so far, preferring pairs
 that have met least. Then participants are swapped between tables (which keeps every table
 count) while the pairs do not get less even, until they are balanced or a budget of
@@ -24,7 +24,7 @@ second for 50 bots.
 with the same deal label, so the same deals, the participants shifted one seat each time), so
 every participant holds every seat's cards and results can be compared deal by deal.
 
-**Deals.** The schedule is public and names no deal: a match's deals come from its deal label
+**Deals.** The tables are public and name no deal: a match's deals come from its deal label
 (``t1:d1``) and the tournament's secret (:mod:`replays.deals`), never from its ids.
 
 >>> tables = round_robin(["a", "b", "c", "d", "e"], seed="t1")
@@ -46,7 +46,7 @@ SEATS = 4
 STEPS_PER_PLAYER = 2000
 """The improvement's budget of swap attempts, per participant, at each table count."""
 MAX_EXTRA_ROUNDS = 8
-"""How far ``r`` may grow beyond its minimum looking for a balanced schedule."""
+"""How far ``r`` may grow beyond its minimum looking for balanced tables."""
 
 Table = tuple[str, str, str, str]
 

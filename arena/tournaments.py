@@ -16,6 +16,7 @@ from arena.queue import cancel_tournament_job, enqueue_match, enqueue_tournament
 from arena.records import (
     HOUSE_PARTICIPANTS,
     BotStatus,
+    Standing,
     Tournament,
     TournamentSpec,
     TournamentStatus,
@@ -38,12 +39,33 @@ class Shown:
     tournament: Tournament
     deal_secret: bytes | None
 
+    @property
+    def progress(self) -> dict[str, int]:
+        """Its matches done (recorded), failed and total (planned)."""
+        record = self.tournament
+        return {"done": record.done, "failed": len(record.failures), "total": record.total}
+
+    @property
+    def deal_secret_hex(self) -> str | None:
+        return None if self.deal_secret is None else self.deal_secret.hex()
+
 
 def get(arena: Arena, tournament_id: str) -> Tournament:
     found = arena.store.get_tournament(tournament_id)
     if found is None:
         raise NotFoundError(f"there is no tournament {tournament_id}")
     return found
+
+
+def shown(arena: Arena, tournament: Tournament) -> Shown:
+    """The tournament as anyone may see it: with its deal secret once it is over."""
+    return Shown(tournament, arena.store.revealed_secret(tournament))
+
+
+def standings(arena: Arena, tournament_id: str) -> list[Standing]:
+    """Its entrants ranked (rank, matches, wins, placement, points per hand, faults)."""
+    get(arena, tournament_id)
+    return arena.store.standings(tournament_id)
 
 
 def check_participants(arena: Arena, participants: Sequence[str]) -> None:

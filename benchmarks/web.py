@@ -184,6 +184,16 @@ def new_tournament(arena: Arena, group: int, hands: int | None) -> tuple[str, An
 
 def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
     """Play one planned match (random players logged as HTTP bots), seal it, record it."""
+    match_id, sealed, hands = play_sealed(arena, tid, spec, planned)
+    assert arena.store.record_result(match_id, sealed)
+    arena.recorded.append(match_id)
+    arena.hands_played += hands
+    return match_id
+
+
+def play_sealed(arena: Arena, tid: str, spec: Any, planned: Any) -> tuple[str, Any, int]:
+    """Play one planned match (random players logged as HTTP bots) and seal it: its id, the
+    sealed log and the hands played."""
     from arena.match_loop import play_match
     from arena.store import timestamp
     from benchmarks.replays import ArenaSeat
@@ -217,10 +227,7 @@ def play_and_record(arena: Arena, tid: str, spec: Any, planned: Any) -> str:
         finished_at=lambda: timestamp(time.time()),
     )
     sealed = seal(log.to_json(), arena.key, key_id=key_id_of(arena.key.public_key()))
-    assert arena.store.record_result(match_id, sealed)
-    arena.recorded.append(match_id)
-    arena.hands_played += log.outcome.hands_played
-    return match_id
+    return match_id, sealed, log.outcome.hands_played
 
 
 LAST_ROTATION = 3

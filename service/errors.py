@@ -89,14 +89,21 @@ REFUSALS: Final[Mapping[type[ArenaError], int]] = {
     WrongStateError: 409,
     StaleVersionError: 409,
     InvalidError: 422,
+    ArenaError: 409,
 }
-"""The status of each kind of refusal of the arena's use cases: the one place they are mapped."""
+"""The status of each kind of refusal of the arena's use cases: the one place they are mapped.
+A kind not named has the status of the nearest kind it derives from."""
+
+
+def status_of(kind: type[ArenaError]) -> int:
+    """The status a refusal of ``kind`` is answered with."""
+    return next(REFUSALS[k] for k in kind.__mro__ if k in REFUSALS)
 
 
 def refused(exc: ArenaError) -> Response:
     """A use case's refusal in the error shape, with the status of its kind; a refusal of one
     field names it in the message and in ``errors``."""
-    status = next(s for kind, s in REFUSALS.items() if isinstance(exc, kind))
+    status = status_of(type(exc))
     if exc.field is not None and not exc.errors:
         message, errors = f"{exc.field}: {exc.message}", {exc.field: [exc.message]}
         return error_response(status, message, errors=errors, error=exc.code)

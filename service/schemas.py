@@ -11,7 +11,6 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from arena.endpoints import MAX_URL_LENGTH
 from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS, Rating
-from arena.tournaments import Shown
 from referee import Rules, RulesError
 
 MAX_PER_PAGE = 100
@@ -241,13 +240,10 @@ class TournamentSchema(Schema):
         attribute="tournament.status",
         metadata={"description": "created, queued, running, done, done_with_failures or cancelled"},
     )
-    progress = fields.Method(
-        "_progress",
-        metadata={
-            "type": "object",
-            "additionalProperties": {"type": "integer"},
-            "description": "matches done (recorded), failed and total (planned)",
-        },
+    progress = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata={"description": "matches done (recorded), failed and total (planned)"},
     )
     failures = fields.List(
         fields.Nested(MatchFailureSchema),
@@ -261,22 +257,14 @@ class TournamentSchema(Schema):
         attribute="tournament.deal_commitment",
         metadata={"description": "SHA-256 (hex) of the secret every deal comes from"},
     )
-    deal_secret = fields.Method(
-        "_deal_secret",
+    deal_secret = fields.String(
         allow_none=True,
+        attribute="deal_secret_hex",
         metadata={
-            "type": "string",
             "description": "the secret (hex), revealed when the tournament is done or "
-            "cancelled; null before (docs/REPLAYS.md, fair deals)",
+            "cancelled; null before (docs/REPLAYS.md, fair deals)"
         },
     )
-
-    def _progress(self, shown: Shown) -> dict[str, int]:
-        record = shown.tournament
-        return {"done": record.done, "failed": len(record.failures), "total": record.total}
-
-    def _deal_secret(self, shown: Shown) -> str | None:
-        return None if shown.deal_secret is None else shown.deal_secret.hex()
 
 
 class ScheduleCreate(Schema):

@@ -67,7 +67,7 @@ def from_json(text: str | bytes, cls: type[T]) -> T:
 
 
 def schedule_json(schedule: Schedule) -> dict[str, Any]:
-    """A schedule as the JSON object stored (also what the API shows)."""
+    """A schedule as the JSON object stored, which the API shows as it is."""
     return dict(_CONVERTER.unstructure(schedule))
 
 

@@ -62,7 +62,13 @@ class Bots(MethodView):
 
         The answer holds the management token and the signing secret: they are shown only
         this once. Nothing is sent to the endpoint yet."""
-        return bots.register(arena(), **args)
+        return bots.register(
+            arena(),
+            name=args["name"],
+            endpoint=args["endpoint"],
+            description=args["description"],
+            contact=args["contact"],
+        )
 
 
 @blp.route("/<bot_id>")
@@ -89,7 +95,15 @@ class BotById(MethodView):
         """Change the endpoint (checked with a new handshake; a pending bot's only checked as
         a URL, its verification comes after), description or contact, or allow or refuse
         human games (``allow_human_games``)."""
-        return bots.change(arena(), bot_id, slot=handshake_slot, **args)
+        return bots.change(
+            arena(),
+            bot_id,
+            slot=handshake_slot,
+            endpoint=args.get("endpoint"),
+            description=args.get("description"),
+            contact=args.get("contact"),
+            allow_human_games=args.get("allow_human_games"),
+        )
 
 
 def _endpoint_check(

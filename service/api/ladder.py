@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena import bots
 from arena.records import Page, Rating
-from service.context import store
+from service.context import arena, store
 from service.errors import ErrorSchema
 from service.schemas import PageArgs, RatingHistorySchema, RatingSchema, page_of
-from service.smorest import Blueprint, abort
+from service.smorest import Blueprint
 
 blp = Blueprint("ladder", __name__, url_prefix="/api", description="The rated ladder")
 
@@ -26,6 +27,4 @@ def ladder(args: dict[str, Any]) -> Page[tuple[int, Rating]]:
 @blp.alt_response(404, schema=ErrorSchema, description="no such participant on the ladder")
 def rating_history(bot_id: str) -> dict[str, Any]:
     """The participant's rating after each of its rated matches, oldest first."""
-    if store().rating(bot_id) is None and store().get_bot(bot_id) is None:
-        abort(404, message=f"there is no bot {bot_id}")
-    return {"bot_id": bot_id, "history": store().rating_history(bot_id)}
+    return {"bot_id": bot_id, "history": bots.rating_history(arena(), bot_id)}

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from croniter import croniter
 from flask.views import MethodView
 
+from arena import schedules
 from arena.store import schedule_json
 from service.api.tournaments import spec_from
 from service.auth import operator_only
-from service.context import store
+from service.context import arena, store
 from service.errors import ErrorSchema
 from service.schemas import ScheduleCreate, ScheduleSchema
-from service.smorest import Blueprint, abort
+from service.smorest import Blueprint
 
 blp = Blueprint(
     "schedules", __name__, url_prefix="/api/schedules", description="Scheduled tournaments"
@@ -36,11 +36,8 @@ class Schedules(MethodView):
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
         """Add a schedule: each time the cron expression fires, a tournament among the bots
         active then is created and started."""
-        cron = args["cron"].strip()
-        if len(cron.split()) != 5 or not croniter.is_valid(cron):
-            why = f"{cron!r} is not a five-field cron expression such as '0 3 * * *'"
-            abort(422, message=f"cron: {why}", errors={"cron": [why]})
-        return schedule_json(store().create_schedule(cron, spec_from(args["template"], ())))
+        template = spec_from(args["template"], ())
+        return schedule_json(schedules.create(arena(), args["cron"], template))
 
 
 @blp.route("/<schedule_id>", methods=["DELETE"])
@@ -49,5 +46,4 @@ class Schedules(MethodView):
 @blp.alt_response(404, schema=ErrorSchema, description="no such schedule")
 def delete_schedule(schedule_id: str) -> None:
     """Remove a schedule (tournaments it already created stay)."""
-    if not store().delete_schedule(schedule_id):
-        abort(404, message=f"there is no schedule {schedule_id}")
+    schedules.delete(arena(), schedule_id)

@@ -45,13 +45,8 @@ def spec_from(args: dict[str, Any], participants: tuple[str, ...]) -> Tournament
     )
 
 
-def tournament_or_404(tournament_id: str) -> Tournament:
-    return tournaments.get(arena(), tournament_id)
-
-
 def shown(record: Tournament) -> tournaments.Shown:
-    """The tournament as the API shows it: with its deal secret once it is over."""
-    return tournaments.Shown(record, store().revealed_secret(record))
+    return tournaments.shown(arena(), record)
 
 
 @blp.route("")
@@ -77,7 +72,7 @@ class Tournaments(MethodView):
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def get_tournament(tournament_id: str) -> tournaments.Shown:
     """A tournament with its progress (matches done / total)."""
-    return shown(tournament_or_404(tournament_id))
+    return shown(tournaments.get(arena(), tournament_id))
 
 
 @blp.route("/<tournament_id>/start", methods=["POST"])
@@ -106,5 +101,7 @@ def cancel(tournament_id: str) -> tournaments.Shown:
 @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
 def standings(tournament_id: str) -> dict[str, Any]:
     """Rank, matches, wins, average placement, points per hand and faults of each entrant."""
-    tournament_or_404(tournament_id)
-    return {"tournament_id": tournament_id, "standings": store().standings(tournament_id)}
+    return {
+        "tournament_id": tournament_id,
+        "standings": tournaments.standings(arena(), tournament_id),
+    }

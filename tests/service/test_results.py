@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from arena import matches
 from arena.records import Format, TournamentSpec, TournamentStatus
 from arena.store import Store
 from referee import Rules
 from replays.integrity import pack, public_key_from_pem
 from replays.log import TimeControl
 from service import Config, create_app
-from service.api import matches
 from service.pages import views
 from service.pages.views import viewer_data
 from tests.service.service_support import operator, sealed_log

@@ -17,9 +17,10 @@ from marshmallow import ValidationError
 from marshmallow.validate import Length, Range
 from werkzeug.test import TestResponse
 
-from arena.records import HOUSE_PARTICIPANTS
+from arena.records import HOUSE_PARTICIPANTS, Rating, Standing
 from arena.store import Store
 from service import Config, create_app
+from service.schemas import RatingSchema, StandingSchema
 from tests.service.play_support import ALL_EASY
 from tests.service.service_support import bearer, operator
 from tests.service.test_edges import TOURNAMENT_BOUNDS
@@ -466,3 +467,43 @@ def test_what_a_tournament_a_game_and_a_page_get_when_left_out(arena: Arena) -> 
     for path in ("/api/bots", "/api/matches"):
         listed = arena.client.get(path).json
         assert (listed["page"], listed["per_page"]) == (1, 20)
+
+
+def test_a_ladder_row_and_a_standing_show_their_figures_rounded_as_documented() -> None:
+    """What ``/api/ladder`` and ``/api/tournaments/{id}/standings`` show of a stored rating and
+    standing: the rank beside the rating, points per hand and placement to 3 decimals, the
+    fault rate to 4."""
+    rating = Rating(
+        "bot_a", mu=27.123456, sigma=7.654321, matches=3, points=10, hands=3, faults=1, decisions=7
+    )
+    assert RatingSchema().dump((5, rating)) == {
+        "rank": 5,
+        "bot_id": "bot_a",
+        "mu": 27.123456,
+        "sigma": 7.654321,
+        "rating": pytest.approx(27.123456 - 3 * 7.654321),
+        "matches": 3,
+        "points_per_hand": 3.333,
+        "fault_rate": 0.1429,
+    }
+    standing = Standing(
+        "bot_b",
+        matches=3,
+        wins=1,
+        placement_sum=7,
+        points=10,
+        hands=3,
+        faults=2,
+        forfeits=1,
+        rank=2,
+    )
+    assert StandingSchema().dump(standing) == {
+        "rank": 2,
+        "bot_id": "bot_b",
+        "matches": 3,
+        "wins": 1,
+        "average_placement": 2.333,
+        "points_per_hand": 3.333,
+        "faults": 2,
+        "forfeits": 1,
+    }
