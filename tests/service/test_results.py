@@ -183,3 +183,30 @@ def test_the_replay_viewer_computes_a_log_once_and_shows_current_names(
     blob = store.replay_blob("m1")
     assert blob is not None
     assert [seat["name"] for seat in viewer_data(blob)["seats"]] == BOTS
+
+
+def test_a_finished_match_is_embargoed_while_its_deal_is_played_unless_the_operator_asks(
+    store: Store, config: Config, client: FlaskClient
+) -> None:
+    spec = TournamentSpec("cup", tuple(BOTS), Format(), Rules(), TimeControl(1000, 30000, 5))
+    tid = store.create_tournament(spec)
+    for match_id in ("e1", "e2"):  # two rotations of one deal
+        store.create_match(match_id, seats=BOTS, tournament_id=tid, deal_label="t1:d1")
+    store.set_tournament_total(tid, 2)
+    store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
+    assert client.get("/api/matches/zz/replay").json["message"] == "there is no match zz"
+    unplayed = client.get("/api/matches/e1/replay")
+    assert unplayed.status_code == 404
+    assert unplayed.json["message"] == "match e1 has no replay yet: it has not finished"
+    assert store.record_result("e1", sealed_log(config, "e1", BOTS, tournament_id=tid))
+
+    for answer in (client.get("/api/matches/e1/replay"), client.post("/api/matches/e1/verify")):
+        assert answer.status_code == 409, answer.json
+        assert answer.json["error"] == "embargoed"
+        assert f"in tournament {tid} (1 match of deal t1:d1 unfinished)" in answer.json["message"]
+    assert client.get("/api/matches/e1/replay", headers=operator()).json["match_id"] == "e1"
+    assert client.post("/api/matches/e1/verify", headers=operator()).json["ok"] is True
+
+    assert store.record_result("e2", sealed_log(config, "e2", BOTS, tournament_id=tid, seed=2))
+    assert client.get("/api/matches/e1/replay").json["match_id"] == "e1"
+    assert client.post("/api/matches/e1/verify").json["ok"] is True
