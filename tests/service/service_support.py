@@ -9,7 +9,7 @@ from flask.testing import FlaskClient
 from arena.match_loop import InProcessSeat, play_match
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Game, Rules
-from replays.deals import DealSource
+from replays.deals import DealSource, deal_seed
 from replays.integrity import key_id_of, private_key_from_pem, seal
 from replays.log import SeatInfo, TimeControl
 from service import Config
@@ -49,9 +49,14 @@ def sealed_log(
     *,
     tournament_id: str | None = None,
     seed: int = 1,
+    committed: tuple[bytes, str] | None = None,
 ) -> dict[str, Any]:
-    """A real one-hand match among ``bots`` (in seat order), sealed with the test arena's key."""
-    game = Game(Rules(fixed_hands=1), seed=seed)
+    """A real one-hand match among ``bots`` (in seat order), sealed with the test arena's key:
+    dealt from a practice ``seed``, or from a tournament's ``committed`` (secret, deal label)."""
+    deals = (
+        DealSource.practice(str(seed)) if committed is None else DealSource.committed(*committed)
+    )
+    game = Game(Rules(fixed_hands=1), seed=seed if committed is None else deal_seed(*committed))
     players = [
         InProcessSeat(LowestCard(), SeatInfo(seat, bot_id, bot_id))
         for seat, bot_id in enumerate(bots)
@@ -60,7 +65,7 @@ def sealed_log(
         game,
         players,
         match_id=match_id,
-        deals=DealSource.practice(str(seed)),
+        deals=deals,
         time_control=TimeControl(1000, 30000, 5),
         tournament_id=tournament_id,
         table_id="table-1" if tournament_id else None,

@@ -198,7 +198,10 @@ def test_a_finished_match_is_embargoed_while_its_deal_is_played_unless_the_opera
     unplayed = client.get("/api/matches/e1/replay")
     assert unplayed.status_code == 404
     assert unplayed.json["message"] == "match e1 has no replay yet: it has not finished"
-    assert store.record_result("e1", sealed_log(config, "e1", BOTS, tournament_id=tid))
+    deal = (store.deal_secret(tid), "t1:d1")
+    assert store.record_result(
+        "e1", sealed_log(config, "e1", BOTS, tournament_id=tid, committed=deal)
+    )
 
     for answer in (client.get("/api/matches/e1/replay"), client.post("/api/matches/e1/verify")):
         assert answer.status_code == 409, answer.json
@@ -207,6 +210,8 @@ def test_a_finished_match_is_embargoed_while_its_deal_is_played_unless_the_opera
     assert client.get("/api/matches/e1/replay", headers=operator()).json["match_id"] == "e1"
     assert client.post("/api/matches/e1/verify", headers=operator()).json["ok"] is True
 
-    assert store.record_result("e2", sealed_log(config, "e2", BOTS, tournament_id=tid, seed=2))
+    assert store.record_result(
+        "e2", sealed_log(config, "e2", BOTS, tournament_id=tid, committed=deal)
+    )
     assert client.get("/api/matches/e1/replay").json["match_id"] == "e1"
     assert client.post("/api/matches/e1/verify").json["ok"] is True
