@@ -1,6 +1,6 @@
 """What :class:`HttpSeat` makes of each kind of answer, with a scripted transport and clock: the
 status, the fault message, the latency the time bank is charged, and the request's hash. (The
-same faults from real servers on loopback: tests/workers/test_bot_client.py.)"""
+same faults from real servers on loopback: tests/workers/test_http_seat.py.)"""
 
 from __future__ import annotations
 
