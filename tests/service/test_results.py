@@ -101,6 +101,7 @@ def test_replay_public_key_and_verification(
     assert pem.status_code == 200 and public_key_from_pem(pem.data)
     report = client.post("/api/matches/m1/verify").json
     assert report["ok"] is True and report["integrity"] == "ok" and report["hands"] == 1
+    assert report["discrepancy"] is None
     assert client.get("/api/matches/nope/replay").status_code == 404
     assert client.post("/api/matches/nope/verify").status_code == 404
     # a changed stored log is caught
@@ -108,6 +109,27 @@ def test_replay_public_key_and_verification(
     store.redis.set("gz:replay:m1", pack(tampered))
     report = client.post("/api/matches/m1/verify").json
     assert report["ok"] is False and "changed after it was sealed" in report["integrity"]
+    assert isinstance(report["discrepancy"], str)  # other deals: the referee disagrees too
+
+
+def test_a_log_changed_where_the_referee_does_not_look_fails_on_its_seal_alone(
+    client: FlaskClient, recorded: dict[str, Any], store: Store
+) -> None:
+    log = recorded["logs"][0]
+    store.redis.set("gz:replay:m1", pack({**log, "started_at": "2000-01-01T00:00:00+00:00"}))
+    report = client.post("/api/matches/m1/verify").json
+    assert report["integrity"] == "the log was changed after it was sealed (SHA-256 mismatch)"
+    assert report["discrepancy"] is None and report["ok"] is False
+
+
+def test_a_stored_log_that_cannot_be_read_is_reported_not_verified(
+    client: FlaskClient, recorded: dict[str, Any], store: Store
+) -> None:
+    log = recorded["logs"][0]
+    store.redis.set("gz:replay:m1", pack({**log, "format": "gongzhu-replay/99"}))
+    report = client.post("/api/matches/m1/verify").json
+    assert report["ok"] is False and "gongzhu-replay/99" in report["discrepancy"]
+    assert "changed after it was sealed" in report["integrity"]
 
 
 def test_a_verification_is_computed_once_and_answered_from_the_store(
@@ -214,4 +236,5 @@ def test_a_finished_match_is_embargoed_while_its_deal_is_played_unless_the_opera
         "e2", sealed_log(config, "e2", BOTS, tournament_id=tid, committed=deal)
     )
     assert client.get("/api/matches/e1/replay").json["match_id"] == "e1"
-    assert client.post("/api/matches/e1/verify").json["ok"] is True
+    report = client.post("/api/matches/e1/verify").json  # the tournament is over: secret revealed
+    assert report["ok"] is True and report["deals_checked"] is True

@@ -182,3 +182,26 @@ def test_a_tournament_done_with_failures_keeps_its_secret_until_cancelled(
     cancelled = client.post(f"/api/tournaments/{tid}/cancel", headers=operator())
     assert cancelled.status_code == 200 and cancelled.json["status"] == "cancelled"
     assert commitment_of(bytes.fromhex(cancelled.json["deal_secret"])) == shown["deal_commitment"]
+
+
+def test_requeue_failed_queues_exactly_the_failed_matches_again(
+    client: FlaskClient, bot_id: str, store: Store
+) -> None:
+    tid = create(client, name="cup", participants=[bot_id]).json["id"]
+    for match_id in ("f1", "f2"):
+        store.create_match(match_id, seats=[bot_id, *HOUSE_PARTICIPANTS], tournament_id=tid)
+    store.set_tournament_total(tid, 2)
+    store.move_tournament(tid, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED])
+    nothing = client.post(f"/api/tournaments/{tid}/requeue-failed", headers=operator())
+    assert nothing.status_code == 409
+    assert nothing.json["message"] == f"tournament {tid} has no failed match to queue again"
+    unknown = client.post("/api/tournaments/t_none/requeue-failed", headers=operator())
+    assert unknown.status_code == 404
+    assert unknown.json["message"] == "there is no tournament t_none"
+
+    assert store.mark_match_failed("f1", "the bot's host is gone")
+    answer = client.post(f"/api/tournaments/{tid}/requeue-failed", headers=operator())
+    assert answer.status_code == 202
+    assert answer.json["progress"] == {"done": 0, "failed": 0, "total": 2}
+    assert answer.json["status"] == "running"
+    assert Queue("arena", connection=store.redis).job_ids == ["match-f1"]
