@@ -14,6 +14,7 @@ from rq import Queue, SimpleWorker
 from rq.exceptions import StopRequested
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
+from rq.utils import utcformat
 
 from arena.config import Config
 from arena.failures import REASON_CHARS, failure_reason, settle_failed_matches
@@ -24,6 +25,7 @@ from arena.queue import (
     enqueue_match,
     match_job_id,
     release_parked_match_jobs,
+    workers_and_depth,
 )
 from arena.records import Format, MatchStatus, TournamentSpec, TournamentStatus
 from arena.store import Store
@@ -199,3 +201,20 @@ def test_the_registry_sweep_releases_parked_jobs_and_settles_failed_ones(
     assert queue.job_ids == ["match-m2"]
     match = store.get_match("m1")
     assert match is not None and match.status is MatchStatus.FAILED
+
+
+def test_only_workers_with_a_recent_heartbeat_are_counted_live(queue: Queue) -> None:
+    """What ``/ready`` reports: rq lists a dead worker for a minute after its last beat."""
+    fresh, stale, silent = (
+        SimpleWorker([queue], connection=queue.connection, name=name)
+        for name in ("fresh", "stale", "silent")
+    )
+    for worker in (fresh, stale, silent):
+        worker.register_birth()
+    fresh.heartbeat()
+    beat = datetime.now(UTC) - timedelta(seconds=100)
+    queue.connection.hset(stale.key, "last_heartbeat", utcformat(beat))
+    queue.connection.hdel(silent.key, "last_heartbeat")
+    queue.enqueue("builtins.print", "waiting")
+    assert workers_and_depth(queue, live_within_s=60) == (1, 1)
+    assert workers_and_depth(queue, live_within_s=120) == (2, 1)
