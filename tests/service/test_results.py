@@ -12,7 +12,7 @@ from arena import matches
 from arena.records import Format, TournamentSpec, TournamentStatus
 from arena.store import Store
 from referee import Rules
-from replays.integrity import pack, public_key_from_pem
+from replays.integrity import generate_key, key_id_of, pack, public_key_from_pem, seal
 from replays.log import TimeControl
 from service import Config, create_app
 from service.pages import views
@@ -119,6 +119,19 @@ def test_a_log_changed_where_the_referee_does_not_look_fails_on_its_seal_alone(
     store.redis.set("gz:replay:m1", pack({**log, "started_at": "2000-01-01T00:00:00+00:00"}))
     report = client.post("/api/matches/m1/verify").json
     assert report["integrity"] == "the log was changed after it was sealed (SHA-256 mismatch)"
+    assert report["discrepancy"] is None and report["ok"] is False
+
+
+def test_a_log_sealed_with_another_key_is_not_the_arenas(
+    client: FlaskClient, recorded: dict[str, Any], store: Store
+) -> None:
+    unsealed = {k: v for k, v in recorded["logs"][0].items() if k != "integrity"}
+    other = generate_key()
+    store.redis.set(
+        "gz:replay:m1", pack(seal(unsealed, other, key_id=key_id_of(other.public_key())))
+    )
+    report = client.post("/api/matches/m1/verify").json
+    assert report["integrity"].startswith("no public key for key id")
     assert report["discrepancy"] is None and report["ok"] is False
 
 
