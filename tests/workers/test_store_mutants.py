@@ -366,6 +366,28 @@ def test_a_tournament_ends_when_its_last_match_is_recorded_or_failed(
     assert played is not None and (played.status, played.failure) == (MatchStatus.DONE, None)
 
 
+def test_an_unrated_result_and_a_failure_of_one_tournament_at_once_end_it(
+    config: Config, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the tournament's keys are watched here (an unrated match watches no rating): the
+    result's transaction must see the failure that landed before its EXEC, or the tournament
+    would stay running with every match ended."""
+    tid = _planned(store, 2)
+    house = ["bot_a", "house:easy", "house:easy", "bot_b"]  # a house bot in two seats: unrated
+    other = Store.from_url(config.redis_url, config.secret_key)
+    fired = _before_the_first_exec(monkeypatch, lambda: other.mark_match_failed("m2", "boom"))
+    assert store.record_result("m1", _sealed(config, _log("m1", house, tournament_id=tid)))
+    assert fired == [1]
+    tournament = store.get_tournament(tid)
+    assert tournament is not None and (tournament.status, tournament.done) == (
+        TournamentStatus.DONE_WITH_FAILURES,
+        1,
+    )
+    with pytest.raises(ValueError, match="the log is of match 'm1', not 'm3'"):
+        store.record_result("m3", _sealed(config, _log("m1", house, tournament_id=tid)))
+    assert store.get_match("m3") is None
+
+
 def test_a_match_outside_tournaments_is_never_marked_failed(store: Store) -> None:
     store.create_match("f1", seats=SEATS)
     assert not store.mark_match_failed("f1", "boom")
@@ -566,6 +588,7 @@ def test_a_human_game_saved_from_a_stale_version_or_raced_changes_nothing(
     with pytest.raises(StaleVersionError, match="changed while this move was made"):
         store.save_human_game(saved, list(GAME.moves))
     assert fired == [1]
+    assert store.mark_human_game_recorded(saved).recorded is True
     stored = store.get_human_game("g1")
     assert stored is not None and (stored.version, len(stored.moves), stored.recorded) == (
         2,
@@ -710,9 +733,10 @@ def test_standings_rank_by_wins_then_placement_then_points_per_hand_and_share_ti
         Standing("b", matches=2, wins=1, placement_sum=3, points=-50, hands=2),
         Standing("a", matches=2, wins=2, placement_sum=2, points=-90, hands=2),
         Standing("g", matches=0),
+        Standing("h", matches=8, wins=3, placement_sum=24, points=0, hands=8),  # wins first
     ]
     order = [(s.bot_id, s.rank) for s in results.ranked(rows)]
-    assert order == [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("e", 4), ("g", 6), ("f", 7)]
+    assert order == list(zip("habcdegf", [1, 2, 3, 4, 5, 5, 7, 8], strict=True))
     assert results.ranked([]) == []
 
 
