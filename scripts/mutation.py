@@ -14,6 +14,7 @@ import contextlib
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -144,10 +145,26 @@ def write_config(module: str, settings: dict[str, Any], exclude: list[str]) -> P
     return path
 
 
-def run_module(module: str, settings: dict[str, Any], exclude: list[str], run: str) -> None:
+def forget_survivors(module: str) -> None:
+    """Drop the surviving mutants' outcomes from the module's last session, so that `exec` runs
+    them again (and only them); refused if the module changed since that session began."""
+    session = STATE / f"{slug(module)}.sqlite"
+    source = STATE / f"{slug(module)}.source"
+    if not session.exists() or source.read_text() != (ROOT / module).read_text():
+        sys.exit(f"error: {module} has no session, or changed since it: run it in full")
+    with contextlib.closing(sqlite3.connect(session)) as db, db:
+        db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+
+
+def run_module(
+    module: str, settings: dict[str, Any], exclude: list[str], run: str, *, survivors: bool
+) -> None:
     config = write_config(module, settings, exclude)
     session = STATE / f"{slug(module)}.sqlite"
-    session.unlink(missing_ok=True)
+    if survivors:
+        forget_survivors(module)
+    else:
+        session.unlink(missing_ok=True)
     env = environment(run)
 
     def call(*command: str) -> None:
@@ -174,9 +191,10 @@ def run_module(module: str, settings: dict[str, Any], exclude: list[str], run: s
     if baseline.returncode != 0:
         sys.exit(f"error: {module}'s tests fail before any mutation:\n{baseline.stdout[-3000:]}")
     print(f"{module}: tests pass unmutated in {time.monotonic() - started:.1f} s", flush=True)
-    shutil.copy2(TREE / module, STATE / f"{slug(module)}.source")  # what the report quotes
-    call(str(BIN / "cosmic-ray"), "init", str(config), str(session))
-    call(str(BIN / "cr-filter-operators"), str(session), str(config))
+    if not survivors:
+        shutil.copy2(TREE / module, STATE / f"{slug(module)}.source")  # what the report quotes
+        call(str(BIN / "cosmic-ray"), "init", str(config), str(session))
+        call(str(BIN / "cr-filter-operators"), str(session), str(config))
     try:
         call(str(BIN / "cosmic-ray"), "exec", str(config), str(session))
     finally:
@@ -249,6 +267,11 @@ def main() -> None:
     parser.add_argument(
         "--report", action="store_true", help="print the last run's figures, run nothing"
     )
+    parser.add_argument(
+        "--survivors",
+        action="store_true",
+        help="run again only the last run's survivors, against the tests as they are now",
+    )
     args = parser.parse_args()
     config = tomllib.loads(CONFIG.read_text())
     modules = pick(config["modules"], args.modules)
@@ -259,7 +282,9 @@ def main() -> None:
         run = uuid.uuid4().hex
         try:
             for module in modules:
-                run_module(module, config["modules"][module], config["exclude-operators"], run)
+                settings = config["modules"][module]
+                exclude = config["exclude-operators"]
+                run_module(module, settings, exclude, run, survivors=args.survivors)
         finally:
             shutil.rmtree(TREE, ignore_errors=True)
     report(modules, equivalent)
