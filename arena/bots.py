@@ -91,7 +91,7 @@ def change(
         raise InvalidError(
             "nothing to change: send endpoint, description, contact or allow_human_games"
         )
-    current = _changeable(arena, bot_id)
+    current = arena.store.changeable(bot_id)
     if endpoint is not None:
         changes["endpoint"] = endpoint
         if current.status is BotStatus.PENDING:
@@ -104,7 +104,7 @@ def change(
 def verify_endpoint(arena: Arena, bot_id: str, *, slot: Slot) -> RegisteredBot:
     """The signed ``hello`` to the bot's endpoint: when it answers, a pending bot becomes
     active (and any bot's version is updated)."""
-    current = _changeable(arena, bot_id)
+    current = arena.store.changeable(bot_id)
     version = _answered_version(arena, bot_id, current.endpoint, slot)
     return arena.store.endpoint_verified(bot_id, version)
 
@@ -163,13 +163,6 @@ def _move(
             f"bot {bot_id} is {current.status.value}; it can be {verb}d only when {allowed}"
         )
     return arena.store.set_bot_status(bot_id, status)
-
-
-def _changeable(arena: Arena, bot_id: str) -> RegisteredBot:
-    current = get(arena, bot_id)
-    if current.status is BotStatus.RETIRED:
-        raise WrongStateError(f"bot {bot_id} is retired: a retired bot cannot be changed")
-    return current
 
 
 def _callable(arena: Arena, url: str) -> str:

@@ -188,7 +188,7 @@ class Store:
 
     def update_bot(self, bot_id: str, **changes: Unpack[BotChanges]) -> RegisteredBot:
         """Change :class:`BotChanges` fields of a bot that is not retired."""
-        bot = self._changeable(bot_id)
+        bot = self.changeable(bot_id)
         updated = replace(bot, **changes, updated_at=self._now())
         pipe = self.redis.pipeline()
         pipe.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
@@ -201,7 +201,7 @@ class Store:
 
     def endpoint_verified(self, bot_id: str, version: str) -> RegisteredBot:
         """The bot answered a signed ``hello`` as ``version``: a pending bot becomes active."""
-        bot = self._changeable(bot_id)
+        bot = self.changeable(bot_id)
         status = BotStatus.ACTIVE if bot.status is BotStatus.PENDING else bot.status
         updated = replace(bot, version=version, status=status, updated_at=self._now())
         self.redis.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
@@ -216,12 +216,13 @@ class Store:
         return sorted(playing, key=lambda b: b.name.casefold())
 
     def set_bot_status(self, bot_id: str, status: BotStatus) -> RegisteredBot:
-        bot = self._changeable(bot_id)
+        bot = self.changeable(bot_id)
         updated = replace(bot, status=status, updated_at=self._now())
         self.redis.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
         return updated
 
-    def _changeable(self, bot_id: str) -> RegisteredBot:
+    def changeable(self, bot_id: str) -> RegisteredBot:
+        """The bot, if it may still be changed (it exists and is not retired)."""
         bot = self.get_bot(bot_id)
         if bot is None:
             raise NotFoundError(f"there is no bot {bot_id}")
@@ -232,7 +233,7 @@ class Store:
     def rotate_secret(self, bot_id: str, secret: str, *, grace_s: float) -> None:
         """Sign with ``secret`` from now on; the current secret stays valid for ``grace_s``
         seconds so that matches in flight still verify."""
-        self._changeable(bot_id)
+        self.changeable(bot_id)
         current = replies.blob(self.redis.hget(keys.bot(bot_id), "secret"))
         assert current is not None
         self.redis.hset(
