@@ -92,6 +92,13 @@ def test_matches_listing_filters_and_pages(client: FlaskClient, recorded: dict[s
     assert missing.status_code == 404 and missing.json["error"] == "not_found"
 
 
+def _verified_as_stored(client: FlaskClient, store: Store, log: dict[str, Any]) -> Any:
+    """What ``POST /verify`` answers once the stored log of its match is replaced by ``log``."""
+    match_id = log["match_id"]
+    store.redis.set(f"gz:replay:{match_id}", pack(log))
+    return client.post(f"/api/matches/{match_id}/verify").json
+
+
 def test_replay_public_key_and_verification(
     client: FlaskClient, recorded: dict[str, Any], store: Store
 ) -> None:
@@ -106,8 +113,7 @@ def test_replay_public_key_and_verification(
     assert client.post("/api/matches/nope/verify").status_code == 404
     # a changed stored log is caught
     tampered = {**log, "deals": {**log["deals"], "seed": "99"}}
-    store.redis.set("gz:replay:m1", pack(tampered))
-    report = client.post("/api/matches/m1/verify").json
+    report = _verified_as_stored(client, store, tampered)
     assert report["ok"] is False and "changed after it was sealed" in report["integrity"]
     assert isinstance(report["discrepancy"], str)  # other deals: the referee disagrees too
 
@@ -116,8 +122,7 @@ def test_a_log_changed_where_the_referee_does_not_look_fails_on_its_seal_alone(
     client: FlaskClient, recorded: dict[str, Any], store: Store
 ) -> None:
     log = recorded["logs"][0]
-    store.redis.set("gz:replay:m1", pack({**log, "started_at": "2000-01-01T00:00:00+00:00"}))
-    report = client.post("/api/matches/m1/verify").json
+    report = _verified_as_stored(client, store, {**log, "started_at": "2000-01-01T00:00:00+00:00"})
     assert report["integrity"] == "the log was changed after it was sealed (SHA-256 mismatch)"
     assert report["discrepancy"] is None and report["ok"] is False
 
@@ -127,10 +132,9 @@ def test_a_log_sealed_with_another_key_is_not_the_arenas(
 ) -> None:
     unsealed = {k: v for k, v in recorded["logs"][0].items() if k != "integrity"}
     other = generate_key()
-    store.redis.set(
-        "gz:replay:m1", pack(seal(unsealed, other, key_id=key_id_of(other.public_key())))
+    report = _verified_as_stored(
+        client, store, seal(unsealed, other, key_id=key_id_of(other.public_key()))
     )
-    report = client.post("/api/matches/m1/verify").json
     assert report["integrity"].startswith("no public key for key id")
     assert report["discrepancy"] is None and report["ok"] is False
 
@@ -139,8 +143,7 @@ def test_a_stored_log_that_cannot_be_read_is_reported_not_verified(
     client: FlaskClient, recorded: dict[str, Any], store: Store
 ) -> None:
     log = recorded["logs"][0]
-    store.redis.set("gz:replay:m1", pack({**log, "format": "gongzhu-replay/99"}))
-    report = client.post("/api/matches/m1/verify").json
+    report = _verified_as_stored(client, store, {**log, "format": "gongzhu-replay/99"})
     assert report["ok"] is False and "gongzhu-replay/99" in report["discrepancy"]
     assert "changed after it was sealed" in report["integrity"]
 
@@ -164,8 +167,7 @@ def test_a_verification_is_computed_once_and_answered_from_the_store(
     answers = [client.post("/api/matches/m2/verify").json for _ in range(5)]
     assert runs == ["m2"] and all(a == answers[0] for a in answers) and answers[0]["ok"]
     log = recorded["logs"][1]
-    store.redis.set("gz:replay:m2", pack({**log, "rated": not log["rated"]}))
-    changed = client.post("/api/matches/m2/verify").json
+    changed = _verified_as_stored(client, store, {**log, "rated": not log["rated"]})
     assert runs == ["m2", "m2"] and changed["ok"] is False
 
 
