@@ -146,8 +146,9 @@ def expand(arena: Arena, tournament_id: str) -> None:
         store.move_tournament(tournament_id, TournamentStatus.RUNNING, allowed_from=list(LIVE))
     except WrongStateError:  # cancelled meanwhile
         return
+    queue = arena.queue
     for planned in matches:
-        enqueue_match(arena.queue, planned.match_id(tournament_id))
+        enqueue_match(queue, planned.match_id(tournament_id))
 
 
 def store_planned(store: Store, tournament_id: str, matches: Sequence[PlannedMatch]) -> None:
