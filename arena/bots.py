@@ -1,6 +1,7 @@
 """Bots, from registration to retirement: register (``pending``), verify the endpoint with the
 signed ``hello`` (``active``), change it, the doctor's report, rotate the signing secret,
-pause, resume and retire.
+pause, resume and retire. A pull bot (:class:`~arena.records.Transport`) has no endpoint: its
+``hello`` and the doctor's requests go through the stream it holds open (:mod:`arena.pull`).
 
 A check that calls the bot's endpoint runs inside the caller's ``slot`` (a context-manager
 factory): the web process gives one of its few handshake slots, so that slow endpoints cannot
@@ -9,17 +10,20 @@ pile up handshakes in it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Set
+import dataclasses
+from collections.abc import Callable, Sequence, Set
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from arena.context import Arena
-from arena.doctor import Report, examine
+from arena.doctor import Report, examine, examine_pull
 from arena.endpoints import check_callable
 from arena.errors import InvalidError, NotFoundError, WrongStateError
-from arena.records import BotStatus, RatingPoint, RegisteredBot
+from arena.pull_transport import PullTransport
+from arena.records import BotStatus, Page, RatingPoint, RegisteredBot, Transport
 from arena.store import BotChanges, new_secret
 from arena.transport import HelloError, handshake
+from bot_sdk.protocol import hello_request
 
 Slot = Callable[[], AbstractContextManager[object]]
 """Where an endpoint check may run: entered around each call to the bot's endpoint."""
@@ -43,28 +47,64 @@ class RotatedSecret:
 
 
 def register(
-    arena: Arena, *, name: str, endpoint: str, description: str, contact: str
+    arena: Arena,
+    *,
+    name: str,
+    endpoint: str | None,
+    description: str,
+    contact: str,
+    transport: Transport = Transport.PUSH,
 ) -> Registration:
-    """Store a bot, ``pending`` until its endpoint is verified; nothing is sent to the endpoint
-    yet (its owner has no secret to answer with)."""
+    """Store a bot, ``pending`` until it is verified; nothing is sent to it yet (its owner has
+    no secret to answer with). A push bot needs an endpoint; a pull bot has none."""
+    if transport is Transport.PULL and endpoint:
+        raise InvalidError(
+            "a pull bot has no endpoint: it connects to the arena (leave endpoint out, or "
+            'register a push bot with "transport": "push")',
+            field="endpoint",
+        )
+    if transport is Transport.PUSH and not endpoint:
+        raise InvalidError(
+            "a push bot needs the endpoint the arena calls; a bot that cannot be reached (behind "
+            'NAT or a firewall) registers with "transport": "pull" and connects out',
+            field="endpoint",
+        )
     secret = new_secret()
     bot, token = arena.store.create_bot(
         name=name,
-        endpoint=_callable(arena, endpoint),
+        endpoint=_callable(arena, endpoint) if endpoint else "",
         description=description,
         contact=contact,
         version="",
         secret=secret,
         status=BotStatus.PENDING,
+        transport=transport,
     )
     return Registration(bot, token, secret)
 
 
 def get(arena: Arena, bot_id: str) -> RegisteredBot:
+    """The bot as shown, with whether a pull bot is connected now."""
     found = arena.store.get_bot(bot_id)
     if found is None:  # a token's bot always exists; kept so a broken index is a 404, not a 500
         raise NotFoundError(f"there is no bot {bot_id}")
-    return found
+    return with_presence(arena, [found])[0]
+
+
+def listed(arena: Arena, *, page: int, per_page: int) -> Page[RegisteredBot]:
+    """A page of the registered bots, with whether each pull bot is connected now."""
+    found = arena.store.list_bots(page=page, per_page=per_page)
+    return dataclasses.replace(found, items=with_presence(arena, found.items))
+
+
+def with_presence(arena: Arena, bots: Sequence[RegisteredBot]) -> list[RegisteredBot]:
+    """``bots``, each pull bot with whether its stream is open now (one round trip)."""
+    pulled = [b.id for b in bots if b.transport is Transport.PULL]
+    now = arena.store.mailbox.connected(pulled)
+    return [
+        b if b.transport is Transport.PUSH else dataclasses.replace(b, connected=b.id in now)
+        for b in bots
+    ]
 
 
 def change(
@@ -93,6 +133,10 @@ def change(
         )
     current = arena.store.changeable(bot_id)
     if endpoint is not None:
+        if current.transport is Transport.PULL:
+            raise InvalidError(
+                "a pull bot has no endpoint: it connects to the arena", field="endpoint"
+            )
         changes["endpoint"] = endpoint
         if current.status is BotStatus.PENDING:
             _callable(arena, endpoint)
@@ -102,18 +146,29 @@ def change(
 
 
 def verify_endpoint(arena: Arena, bot_id: str, *, slot: Slot) -> RegisteredBot:
-    """The signed ``hello`` to the bot's endpoint: when it answers, a pending bot becomes
-    active (and any bot's version is updated)."""
+    """The signed ``hello`` to the bot (at its endpoint, or through its stream): when it
+    answers, a pending bot becomes active (and any bot's version is updated)."""
     current = arena.store.changeable(bot_id)
-    version = _answered_version(arena, bot_id, current.endpoint, slot)
+    if current.transport is Transport.PULL:
+        version = _pulled_version(arena, current, slot)
+    else:
+        version = _answered_version(arena, bot_id, current.endpoint, slot)
     return arena.store.endpoint_verified(bot_id, version)
 
 
 def doctor(arena: Arena, bot_id: str, *, slot: Slot) -> Report:
-    """The doctor's report card on the bot's endpoint (:mod:`arena.doctor`); a failing check
-    is in the report, not a refusal."""
+    """The doctor's report card on the bot (:mod:`arena.doctor`), at its endpoint or through
+    its stream; a failing check is in the report, not a refusal."""
     current = get(arena, bot_id)
     config = arena.config
+    if current.transport is Transport.PULL:
+        with slot():
+            return examine_pull(
+                arena.store.mailbox,
+                bot_id,
+                arena.store.signing_secrets(bot_id),
+                hello_timeout_s=config.handshake_timeout_s,
+            )
     _callable(arena, current.endpoint)
     with slot():
         return examine(
@@ -143,14 +198,18 @@ def resume(arena: Arena, bot_id: str) -> RegisteredBot:
 
 
 def retire(arena: Arena, bot_id: str) -> RegisteredBot:
-    """For good: a retired bot plays no more and cannot be changed."""
-    return _move(
+    """For good: a retired bot plays no more and cannot be changed (a pull bot's stream is
+    closed)."""
+    retired = _move(
         arena,
         bot_id,
         "retire",
         BotStatus.RETIRED,
         {BotStatus.PENDING, BotStatus.ACTIVE, BotStatus.PAUSED},
     )
+    if retired.transport is Transport.PULL:
+        arena.store.mailbox.close_stream(bot_id, "retired")
+    return retired
 
 
 def _move(
@@ -185,6 +244,18 @@ def _answered_version(arena: Arena, bot_id: str, url: str, slot: Slot) -> str:
             )
     except HelloError as error:
         raise InvalidError(str(error), field="endpoint", code="handshake_failed") from None
+    return info.version
+
+
+def _pulled_version(arena: Arena, bot: RegisteredBot, slot: Slot) -> str:
+    """The version a pull bot says in a ``hello`` through its stream, or an
+    :class:`InvalidError` saying why not (most often: it is not connected)."""
+    channel = PullTransport(arena.store.mailbox, bot.id, arena.store.signing_secrets(bot.id))
+    try:
+        with slot():
+            info = channel.hello(hello_request(), arena.config.handshake_timeout_s)
+    except HelloError as error:
+        raise InvalidError(str(error), code="handshake_failed") from None
     return info.version
 
 

@@ -67,6 +67,13 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return seconds
 
 
+def _heartbeat(env: Mapping[str, str], name: str, default: float) -> float:
+    seconds = _seconds(env, name, default)
+    if seconds < 0.1:
+        raise ConfigError(f"{name} must be at least 0.1 seconds, not {seconds:g}")
+    return seconds
+
+
 class ConfigError(ValueError):
     """A configuration value that cannot be used, named with the variable that holds it."""
 
@@ -123,6 +130,12 @@ class Config:
     """A job whose heartbeat is this much overdue is abandoned (its worker died)."""
     maintenance_interval_s: int = setting("GONGZHU_MAINTENANCE_INTERVAL_S", 30, _number)
     """How often a worker sweeps the registries, retrying abandoned jobs."""
+    stream_heartbeat_s: float = setting("GONGZHU_STREAM_HEARTBEAT_S", 10.0, _heartbeat)
+    """How often a pull bot's idle stream gets a keep-alive line; a stream not refreshed for
+    three heartbeats no longer counts its bot as connected."""
+    stream_connect_limit: str = setting("GONGZHU_STREAM_CONNECT_LIMIT", "30 per minute", _text)
+    """Stream connections a pull bot may open (flask-limiter syntax): a client that reconnects
+    in a tight loop is answered 429."""
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:

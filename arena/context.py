@@ -1,14 +1,17 @@
-"""What every use case works on: the configuration, the store and the job queue."""
+"""What every use case works on: the configuration, the store, the job queue and, in a web
+process holding pull bots' streams, their relay."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rq import Queue
 
 from arena.config import Config
+from arena.relay import Relay
 from arena.store import Store
 from replays.integrity import generate_key, key_id_of, private_key_from_pem, private_key_pem, seal
 from replays.log import MatchLog
@@ -32,6 +35,11 @@ class Arena:
     def queue(self) -> Queue:
         """The rq queue the arena's workers take jobs from."""
         return Queue(self.config.queue_name, connection=self.store.redis)
+
+    @cached_property
+    def relay(self) -> Relay:
+        """The pull bots' events for the streams this process holds (made on first use)."""
+        return Relay(self.store.redis)
 
     def replay_key(self) -> Ed25519PrivateKey:
         """The key match logs are sealed and checked with, decided here alone: the PEM file

@@ -5,8 +5,9 @@ Everything goes through the arena's own client (:class:`~arena.transport.BotTran
 arena. The checks, in order:
 
 1. ``hello``: the signed handshake is answered with the protocol, a name and a version.
-2. ``bad signature``: a request signed with another secret is refused with ``401``.
-3. ``stale timestamp``: a request correctly signed but 10 minutes old is refused with ``401``.
+2. ``bad signature``: a request signed with another secret is refused with ``401`` (a pull
+   bot leaves it unanswered).
+3. ``stale timestamp``: a request correctly signed but 10 minutes old is refused the same way.
 4. ``decisions``: one hand of each rules profile of :data:`PROFILES`, the bot in all four
    seats (as :func:`arena.match_loop.play_match` plays it, notifications included): every pass,
    expose and play answered legally within the time limit, and never with the bot's own
@@ -16,7 +17,8 @@ arena. The checks, in order:
 6. ``concurrent seats``: four seats' decisions sent at once are all answered legally in time.
 7. ``latency``: percentiles of every decision's time against the limit.
 
-:func:`examine` returns a :class:`Report`; ``gongzhu doctor`` prints it, and
+:func:`examine` (a push bot's endpoint) and :func:`examine_pull` (a connected pull bot, through
+its stream) return a :class:`Report`; ``gongzhu doctor`` prints it, and
 ``POST /api/bots/{id}/doctor`` answers it as JSON.
 """
 
@@ -33,9 +35,18 @@ from typing import Any
 
 import requests
 
-from arena.http_seat import HttpSeat
+from arena.http_seat import Channel, HttpSeat
 from arena.match_loop import play_match
-from arena.transport import BotTransport, DeadlineError, HelloError, TooLargeError, excerpt
+from arena.pull_transport import PullTransport
+from arena.store.mailbox import Mailbox
+from arena.transport import (
+    BotTransport,
+    Clock,
+    DeadlineError,
+    HelloError,
+    TooLargeError,
+    excerpt,
+)
 from bot_sdk.protocol import (
     AnswerError,
     DecisionRequest,
@@ -67,6 +78,8 @@ PROFILES: dict[str, Rules] = {
 STALE_S = 600
 """How old the stale request's timestamp is: twice the protocol's tolerance."""
 WRONG_SECRET = "not-the-bots-secret"
+PULL_REFUSAL_WAIT_S = 2.0
+"""How long a pull bot is given to (wrongly) answer a request it should leave unanswered."""
 FAULTS_BEFORE_STOPPING = 3
 """A seat that faults this often in the probe is not asked again (its hand is auto-played)."""
 _REPEATS = 3
@@ -147,18 +160,29 @@ def examine(
     allow_private: bool = False,
     hello_timeout_s: float = 5.0,
 ) -> Report:
-    """Probe the bot at ``endpoint``, signing with ``secrets`` (see the module's doc)."""
-    report = Report(endpoint, time_limit_ms)
-    run = f"doctor-{token_hex(4)}"  # match ids never seen before, as the arena's are
-    probe = _Probe(endpoint, list(secrets), time_limit_ms, allow_private, hello_timeout_s, run)
-    if not probe.hello(report):
-        return report  # nothing else can work
-    probe.refusals(report)
-    probe.decisions(report)
-    probe.repeated(report)
-    probe.concurrent(report)
-    report.add(*_latency(report.latencies_ms, time_limit_ms))
-    return report
+    """Probe the push bot at ``endpoint``, signing with ``secrets`` (see the module's doc)."""
+
+    def channel(signing: Sequence[str], now: Clock) -> Channel:
+        return BotTransport(endpoint, signing, allow_private=allow_private, now=now)
+
+    return _Probe(endpoint, list(secrets), time_limit_ms, hello_timeout_s, channel).report()
+
+
+def examine_pull(
+    mailbox: Mailbox,
+    bot_id: str,
+    secrets: Sequence[str],
+    *,
+    time_limit_ms: int = 1000,
+    hello_timeout_s: float = 5.0,
+) -> Report:
+    """Probe the pull bot ``bot_id`` through its stream, signing with ``secrets``."""
+
+    def channel(signing: Sequence[str], now: Clock) -> Channel:
+        return PullTransport(mailbox, bot_id, list(signing), now=now)
+
+    shown = f"pull bot {bot_id}"
+    return _Probe(shown, list(secrets), time_limit_ms, hello_timeout_s, channel, pull=True).report()
 
 
 @dataclass
@@ -166,13 +190,28 @@ class _Probe:
     endpoint: str
     secrets: list[str]
     time_limit_ms: int
-    allow_private: bool
     hello_timeout_s: float
-    run: str
+    open: Callable[[Sequence[str], Clock], Channel]
+    """A channel to the bot that signs with the given secrets at the given time."""
+    pull: bool = False
+    """A pull bot refuses a request by leaving it unanswered."""
+    run: str = field(default_factory=lambda: f"doctor-{token_hex(4)}")
+    """Match ids never seen before, as the arena's are."""
+
+    def report(self) -> Report:
+        report = Report(self.endpoint, self.time_limit_ms)
+        if not self.hello(report):
+            return report  # nothing else can work
+        self.refusals(report)
+        self.decisions(report)
+        self.repeated(report)
+        self.concurrent(report)
+        report.add(*_latency(report.latencies_ms, self.time_limit_ms))
+        return report
 
     @contextmanager
-    def transport(self, secrets: Sequence[str], now: Callable[[], float]) -> Iterator[BotTransport]:
-        client = BotTransport(self.endpoint, secrets, allow_private=self.allow_private, now=now)
+    def transport(self, secrets: Sequence[str], now: Clock) -> Iterator[Channel]:
+        client = self.open(secrets, now)
         try:
             yield client
         finally:
@@ -193,14 +232,29 @@ class _Probe:
             ("bad signature", [WRONG_SECRET], time.time, "signed with another secret"),
             ("stale timestamp", self.secrets, lambda: time.time() - STALE_S, "10 minutes old"),
         ]
+        wait_s = PULL_REFUSAL_WAIT_S if self.pull else self.hello_timeout_s
         for name, secrets, now, what in cases:
             with self.transport(secrets, now) as client:
                 try:
-                    code, _, content = client.post(encode(hello_request()), self.hello_timeout_s)
-                except (DeadlineError, TooLargeError, requests.RequestException) as error:
+                    code, _, content = client.post(encode(hello_request()), wait_s)
+                except DeadlineError as error:
+                    if self.pull:
+                        report.add(name, True, f"a hello {what} is left unanswered")
+                    else:
+                        report.add(name, False, f"a hello {what} got no answer: {error!r}"[:300])
+                    continue
+                except (TooLargeError, requests.RequestException) as error:
                     report.add(name, False, f"a hello {what} got no answer: {error!r}"[:300])
                     continue
-            if code == 401:
+            if self.pull:
+                report.add(
+                    name,
+                    False,
+                    f"a hello {what} was answered ({excerpt(content)}): leave a request whose "
+                    "signature does not verify unanswered, or anyone could feed your bot "
+                    "requests (docs/PROTOCOL.md, Signing)",
+                )
+            elif code == 401:
                 report.add(name, True, f"a hello {what} is refused with 401")
             else:
                 report.add(
@@ -319,12 +373,7 @@ class _Probe:
 @contextmanager
 def _seats(probe: _Probe, count: int) -> Iterator[list[HttpSeat]]:
     players = [
-        HttpSeat(
-            SeatInfo(s, "doctor", "doctor"),
-            probe.endpoint,
-            probe.secrets,
-            allow_private=probe.allow_private,
-        )
+        HttpSeat(SeatInfo(s, "doctor", "doctor"), probe.open(probe.secrets, time.time))
         for s in range(count)
     ]
     try:

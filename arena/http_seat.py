@@ -1,9 +1,12 @@
-"""Asking a registered bot over HTTP during a match: :class:`HttpSeat`, a match seat player.
+"""Asking a registered bot during a match: :class:`HttpSeat`, a match seat player.
 
-Every decision is one signed POST of the canonical request body (``bot_sdk.protocol``) over the
-seat's :class:`~arena.transport.BotTransport`: a total deadline (the decision's limit plus what
-is left of the seat's time bank), a size cap, no redirects, one kept-alive connection for the
-match, and no connection at all to a private address (unless private endpoints are allowed).
+Every decision is one signed request of the canonical body (``bot_sdk.protocol``) under a total
+deadline (the decision's limit plus what is left of the seat's time bank), over the seat's
+:class:`Channel`: a push bot's :class:`~arena.transport.BotTransport` (a POST to its endpoint:
+a size cap, no redirects, one kept-alive connection for the match, and no connection at all to
+a private address unless private endpoints are allowed), or a pull bot's
+:class:`~arena.pull_transport.PullTransport` (the same body and signature over the stream the
+bot holds open). Both are asked, timed and judged here alike.
 
 Whatever goes wrong becomes a :class:`~arena.match_loop.Reply` with its :class:`Status` and a
 fault message the bot's author can act on; :func:`arena.match_loop.play_match` applies the fallback.
@@ -12,14 +15,13 @@ fault message the bot's author can act on; :func:`arena.match_loop.play_match` a
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from typing import Protocol
 
 import requests
 
 from arena.match_loop import Reply
 from arena.transport import (
     MAX_ANSWER_BYTES,
-    BotTransport,
     Clock,
     DeadlineError,
     HelloError,
@@ -44,31 +46,43 @@ from bot_sdk.protocol import (
 from referee import HandResult, Observation, Outcome, Rules
 from replays.log import SeatInfo
 
-__all__ = ["MAX_ANSWER_BYTES", "NOTICE_TIMEOUT_S", "HelloError", "HttpSeat"]
+__all__ = ["MAX_ANSWER_BYTES", "Channel", "HelloError", "HttpSeat"]
 
-NOTICE_TIMEOUT_S = 2.0
-"""The whole time a ``hand_end`` or ``match_end`` notification may take."""
+
+class Channel(Protocol):
+    """How a seat reaches its bot: :class:`~arena.transport.BotTransport` (push) or
+    :class:`~arena.pull_transport.PullTransport` (pull)."""
+
+    @property
+    def shown(self) -> str:
+        """The bot as error messages name it."""
+        ...
+
+    def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
+        """Send ``body`` and get the whole answer within ``seconds``: its HTTP status, redirect
+        target and body. Raises ``DeadlineError``, ``TooLargeError`` or a requests error."""
+        ...
+
+    def notify(self, body: bytes) -> None:
+        """Send a notice; fire and forget."""
+        ...
+
+    def hello(self, request: Message, timeout_s: float) -> BotInfo:
+        """The handshake: the bot's name and version, or ``HelloError``."""
+        ...
+
+    def close(self) -> None: ...
 
 
 class HttpSeat:
-    """A registered bot in one seat of one match, asked over HTTP (see the module's doc)."""
+    """A registered bot in one seat of one match (see the module's doc)."""
 
     def __init__(
-        self,
-        info: SeatInfo,
-        endpoint: str,
-        secrets: Sequence[str],
-        *,
-        allow_private: bool = False,
-        clock: Clock = time.monotonic,
-        now: Clock = time.time,
+        self, info: SeatInfo, transport: Channel, *, clock: Clock = time.monotonic
     ) -> None:
         self.info = info
-        self.endpoint = endpoint
         self._clock = clock
-        self.transport = BotTransport(
-            endpoint, secrets, allow_private=allow_private, clock=clock, now=now
-        )
+        self.transport = transport
 
     def close(self) -> None:
         self.transport.close()
@@ -86,11 +100,12 @@ class HttpSeat:
 
         try:
             code, location, content = self.transport.post(request.body, allowed_ms / 1000)
-        except DeadlineError:
+        except DeadlineError as error:
+            why = f": {error}" if str(error) else ""
             return fault(
                 Status.TIMEOUT,
                 f"no complete answer within {allowed_ms} ms (the {time_limit_ms} ms limit and "
-                f"the {time_bank_ms} ms left in the bank)",
+                f"the {time_bank_ms} ms left in the bank){why}",
             )
         except TooLargeError:
             return fault(
@@ -153,11 +168,7 @@ class HttpSeat:
         self._notify(match_end_notice(outcome, match_id=match_id, seat=seat))
 
     def _notify(self, notice: Message) -> None:
-        """Fire and forget: whatever the bot answers, or if it does not, the match goes on."""
-        try:
-            self.transport.post(encode(notice), NOTICE_TIMEOUT_S)
-        except (DeadlineError, TooLargeError, requests.RequestException):
-            return
+        self.transport.notify(encode(notice))
 
     def _ms_since(self, start: float) -> int:
         return max(0, round((self._clock() - start) * 1000))

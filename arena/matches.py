@@ -15,17 +15,20 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from arena.config import Config
 from arena.context import Arena
 from arena.errors import EmbargoedError, NotFoundError
-from arena.http_seat import HelloError, HttpSeat
+from arena.http_seat import Channel, HelloError, HttpSeat
 from arena.match_loop import InProcessSeat, SeatPlayer, play_match
+from arena.pull_transport import PullTransport
 from arena.records import (
     HOUSE_PARTICIPANTS,
     Match,
     MatchStatus,
     RegisteredBot,
     TournamentStatus,
+    Transport,
     house_level,
 )
 from arena.store import Store, timestamp
+from arena.transport import BotTransport
 from bot_sdk.house import house_bot
 from referee import Game, Rules
 from replays.deals import DealSource, deal_seed
@@ -126,19 +129,23 @@ def seat_info(seat: int, participant: str, bot: RegisteredBot | None = None) -> 
 
 
 def seat_player(store: Store, config: Config, seat: int, participant: str, seed: str) -> SeatPlayer:
-    """A house bot in-process, or the registered bot over HTTP with its signing secrets."""
+    """A house bot in-process, or the registered bot with its signing secrets: at its endpoint
+    (push) or through its stream (pull)."""
     if participant in HOUSE_PARTICIPANTS:
         level = house_level(participant)
         return InProcessSeat(house_bot(level, seed=f"{seed}:{seat}"), seat_info(seat, participant))
     bot = store.get_bot(participant)
     if bot is None:
         raise LookupError(f"participant {participant!r} is neither a house bot nor a stored bot")
-    return HttpSeat(
-        seat_info(seat, participant, bot),
-        bot.endpoint,
-        store.signing_secrets(bot.id),
-        allow_private=config.allow_private_endpoints,
-    )
+    return HttpSeat(seat_info(seat, participant, bot), channel(store, config, bot))
+
+
+def channel(store: Store, config: Config, bot: RegisteredBot) -> Channel:
+    """How the arena asks ``bot``, signing with its secrets."""
+    secrets = store.signing_secrets(bot.id)
+    if bot.transport is Transport.PULL:
+        return PullTransport(store.mailbox, bot.id, secrets)
+    return BotTransport(bot.endpoint, secrets, allow_private=config.allow_private_endpoints)
 
 
 def get(arena: Arena, match_id: str) -> Match:

@@ -40,6 +40,16 @@ class BotStatus(enum.StrEnum):
     """For good: never scheduled again, cannot be resumed or changed."""
 
 
+class Transport(enum.StrEnum):
+    """How the arena reaches a bot (docs/PROTOCOL.md)."""
+
+    PUSH = "push"
+    """The arena POSTs each request to the bot's endpoint."""
+    PULL = "pull"
+    """The bot connects out to the arena, holds a stream open and POSTs its answers back:
+    a bot behind NAT or a firewall, with no endpoint of its own."""
+
+
 class TournamentStatus(enum.StrEnum):
     CREATED = "created"
     """Stored, not started."""
@@ -87,6 +97,11 @@ class RegisteredBot:
     fallbacks: int = 0
     """Its decisions that the bot itself answered with a fallback, saying so in its note
     (``bot_sdk.protocol.FALLBACK_NOTE``): counted, not faults."""
+    transport: Transport = Transport.PUSH
+    """A pull bot has no endpoint (``endpoint`` is empty)."""
+    connected: bool | None = None
+    """A pull bot's stream is open now: not stored, filled in when the bot is shown
+    (:func:`arena.bots.with_presence`); None for a push bot, or when not looked up."""
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,8 @@ from bot_sdk.signing import sign
 
 MAX_ANSWER_BYTES = 64 * 1024
 """A larger answer is refused: an answer is a few dozen bytes."""
+NOTICE_TIMEOUT_S = 2.0
+"""The whole time a ``hand_end`` or ``match_end`` notification may take."""
 CONNECT_TIMEOUT_S = 3.0
 """At most this long to open a connection, within the call's deadline."""
 _CHUNK = 1024
@@ -292,6 +294,14 @@ class BotTransport:
         if self._watchdog.fired:
             raise DeadlineError
         return response.status_code, response.headers.get("Location"), content
+
+    def notify(self, body: bytes) -> None:
+        """Fire and forget, within :data:`NOTICE_TIMEOUT_S`: whatever the bot answers, or if it
+        does not, the match goes on."""
+        try:
+            self.post(body, NOTICE_TIMEOUT_S)
+        except (DeadlineError, TooLargeError, requests.RequestException):
+            return
 
     def hello(self, request: Message, timeout_s: float) -> BotInfo:
         """Send the ``hello`` ``request`` within ``timeout_s`` in all: the bot's name and

@@ -122,10 +122,14 @@ class _Recording:
 def _http_seats(url: str, match_id: str, rules: Any, tc: Any) -> list[Any]:
     """Four ``HttpSeat`` seats asking the bot at ``url``, greeted as a match job greets them."""
     from arena.http_seat import HttpSeat
+    from arena.transport import BotTransport
     from replays.log import SeatInfo
 
     seats = [
-        HttpSeat(SeatInfo(s, f"bot-{s}", "lowest-card"), url, [SECRET], allow_private=True)
+        HttpSeat(
+            SeatInfo(s, f"bot-{s}", "lowest-card"),
+            BotTransport(url, [SECRET], allow_private=True),
+        )
         for s in range(4)
     ]
     for seat in seats:
@@ -275,6 +279,7 @@ def decision_overhead(rounds: int, games: int) -> dict[str, Any]:
     import requests
 
     from arena.http_seat import HttpSeat
+    from arena.transport import BotTransport
     from bot_sdk.protocol import decision_request, encode
     from bot_sdk.signing import sign
     from replays.log import SeatInfo
@@ -283,7 +288,8 @@ def decision_overhead(rounds: int, games: int) -> dict[str, Any]:
     try:
         obs_list = observations(games)
         seats = {
-            s: HttpSeat(SeatInfo(s, "b", "b"), url, [SECRET], allow_private=True) for s in range(4)
+            s: HttpSeat(SeatInfo(s, "b", "b"), BotTransport(url, [SECRET], allow_private=True))
+            for s in range(4)
         }
         raw = requests.Session()
         raw.trust_env = False

@@ -11,7 +11,17 @@ from arena.config import Config, ConfigError
 from arena.context import Arena
 from arena.store import Store
 from service import errors
-from service.api import bots, failures, health, ladder, matches, play, schedules, tournaments
+from service.api import (
+    bots,
+    failures,
+    health,
+    ladder,
+    matches,
+    play,
+    pull,
+    schedules,
+    tournaments,
+)
 from service.auth import SECURITY_SCHEMES
 from service.context import install
 from service.docs import ASSETS_URL
@@ -65,6 +75,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
     for blueprint in (
         health.blp,
         bots.blp,
+        pull.blp,
         tournaments.blp,
         failures.blp,
         schedules.blp,

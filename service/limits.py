@@ -63,6 +63,11 @@ def endpoint_check_limit() -> str:
     return arena().config.endpoint_check_limit
 
 
+def stream_connect_limit() -> str:
+    """The configured limit on a pull bot's stream connections."""
+    return arena().config.stream_connect_limit
+
+
 def owner_key() -> str:
     """Whose request it is: the bearer token's hash (never the token), else the address."""
     token = sent_token()

@@ -10,7 +10,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from arena.endpoints import MAX_URL_LENGTH
-from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS, Rating
+from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS, Rating, Transport
 from referee import Rules, RulesError
 
 MAX_PER_PAGE = 100
@@ -64,7 +64,20 @@ class BotRegistration(Schema):
             "starting with a letter or digit",
         ),
     )
-    endpoint = fields.String(required=True, validate=validate.Length(min=1, max=MAX_URL_LENGTH))
+    transport = fields.Enum(
+        Transport,
+        by_value=True,
+        load_default=Transport.PUSH,
+        metadata={
+            "description": "push: the arena calls the bot's endpoint; pull: the bot connects "
+            "out to the arena (behind NAT or a firewall) and has no endpoint"
+        },
+    )
+    endpoint = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=MAX_URL_LENGTH),
+        metadata={"description": "the URL the arena POSTs to: required for a push bot only"},
+    )
     description = fields.String(load_default="", validate=validate.Length(max=1000))
     contact = fields.String(required=True, validate=validate.Length(min=3, max=200))
 
@@ -88,6 +101,15 @@ class BotPublicSchema(Schema):
         }
     )
     version = fields.String(metadata={"description": "as the bot said in its last handshake"})
+    transport = fields.Enum(
+        Transport,
+        by_value=True,
+        metadata={"description": "push (the arena calls its endpoint) or pull (it connects out)"},
+    )
+    connected = fields.Boolean(
+        allow_none=True,
+        metadata={"description": "a pull bot's stream is open now; null for a push bot"},
+    )
     created_at = fields.String()
     allow_human_games = fields.Boolean()
     faults = fields.Integer(
@@ -527,3 +549,6 @@ class ReadySchema(Schema):
     redis = fields.Boolean(required=True)
     workers = fields.Integer(required=True)
     queue_depth = fields.Integer(required=True)
+    pull_bots_connected = fields.Integer(
+        required=True, metadata={"description": "pull bots whose stream is open now"}
+    )

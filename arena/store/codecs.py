@@ -34,6 +34,7 @@ from arena.records import (
     Tournament,
     TournamentSpec,
     TournamentStatus,
+    Transport,
 )
 from referee import Rules
 from replays.deals import DealScheme, DealSource
@@ -97,6 +98,7 @@ def bot_fields(bot: RegisteredBot) -> dict[str, str]:
         "created_at": bot.created_at,
         "updated_at": bot.updated_at,
         "allow_human_games": flag(bot.allow_human_games),
+        "transport": bot.transport.value,
     }
 
 
@@ -114,6 +116,7 @@ def bot_from(raw: Mapping[str, str]) -> RegisteredBot:
         allow_human_games=raw.get("allow_human_games") == "1",
         faults=int(raw.get("faults", 0)),
         fallbacks=int(raw.get("fallbacks", 0)),
+        transport=Transport(raw.get("transport", Transport.PUSH.value)),
     )
 
 

@@ -30,6 +30,15 @@ Keys (all under ``gz:``)::
     gz:replay-key                   string: the arena's Ed25519 key (PEM) sealing match logs,
                                     kept by the first caller, used when no GONGZHU_REPLAY_KEY
                                     is set (:meth:`arena.context.Arena.replay_key`)
+    gz:pull:{bot}:waiting           hash: a pull bot's requests waiting for its answer
+                                    (request id -> the stream's line, expiry, order)
+    gz:pull:{bot}:answer:{request}  list: the bot's answer, for its asker's BLPOP
+    gz:pull:{bot}:closed:{request}  string: why an answered or withdrawn request is closed
+    gz:pull:{bot}:connection        INCR counter: the number of the bot's current stream
+    gz:pull:connected               zset: pull bot id -> until when its current stream
+                                    counts it as connected (unix seconds)
+    gz:pull:events                  pub/sub channel: requests, notices and connections of
+                                    pull bots, for the web processes holding their streams
     gz:human-bots                   set of the bot ids whose owners allow human games
     gz:play:{id}                    hash: a human game's settings, version and progress
     gz:play:{id}:moves              list of its decisions (replay-log JSON), oldest first;
@@ -47,6 +56,8 @@ LADDER = "gz:ladder"
 SCHEDULES = "gz:schedules"
 REPLAY_KEY = "gz:replay-key"
 HUMAN_BOTS = "gz:human-bots"
+PULL_CONNECTED = "gz:pull:connected"
+PULL_EVENTS = "gz:pull:events"
 
 FAULTS_KEPT = 10_000
 """A participant's fault index keeps its latest faults, this many (its pages show 50 each)."""
@@ -116,3 +127,19 @@ def play(game_id: str) -> str:
 
 def play_moves(game_id: str) -> str:
     return f"gz:play:{game_id}:moves"
+
+
+def pull_waiting(bot_id: str) -> str:
+    return f"gz:pull:{bot_id}:waiting"
+
+
+def pull_answer(bot_id: str, request_id: str) -> str:
+    return f"gz:pull:{bot_id}:answer:{request_id}"
+
+
+def pull_closed(bot_id: str, request_id: str) -> str:
+    return f"gz:pull:{bot_id}:closed:{request_id}"
+
+
+def pull_connection(bot_id: str) -> str:
+    return f"gz:pull:{bot_id}:connection"

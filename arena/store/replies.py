@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection
 from typing import TypeVar, cast
 
 import redis
-from redis.client import Pipeline
+from redis.client import Pipeline, PubSub
 
 T = TypeVar("T")
 
@@ -53,6 +53,21 @@ def blobs(reply: object) -> list[bytes | None]:
 def texts(reply: object) -> list[str]:
     """An array or set of members (``SMEMBERS``, ``ZREVRANGE``, ``ZINTER``), decoded."""
     return [_bytes(item).decode() for item in _array(reply)]
+
+
+def scores(reply: object) -> list[float | None]:
+    """A ``ZMSCORE`` reply: each member's score, None for one not in the set."""
+    found = []
+    for item in _array(reply):
+        if item is not None and not isinstance(item, float | int):
+            raise _unexpected(item, "a score or nil")
+        found.append(None if item is None else float(item))
+    return found
+
+
+def pubsub(client: redis.Redis) -> PubSub:
+    """A new pub/sub connection of ``client`` (redis-py leaves ``Redis.pubsub`` unannotated)."""
+    return cast(Callable[[], PubSub], client.pubsub)()
 
 
 def fields(reply: object) -> dict[str, str]:

@@ -44,6 +44,7 @@ from arena.records import (
     Tournament,
     TournamentSpec,
     TournamentStatus,
+    Transport,
 )
 from arena.results import (
     add_to_standings,
@@ -57,6 +58,7 @@ from arena.results import (
 )
 from arena.store import codecs, keys, replies
 from arena.store.codecs import timestamp
+from arena.store.mailbox import Mailbox
 from replays.deals import DealScheme, commitment_of, draw_secret
 from replays.integrity import pack
 from replays.log import DecisionRecord, MatchLog
@@ -97,6 +99,8 @@ class Store:
         self.redis = client
         self._fernet = Fernet(secret_key)
         self._clock = clock
+        self.mailbox = Mailbox(client, clock=clock)
+        """Where the arena and its pull bots meet (:mod:`arena.store.mailbox`)."""
 
     @classmethod
     def from_url(cls, url: str, secret_key: str | bytes, *, clock: Clock = time.time) -> Store:
@@ -126,6 +130,7 @@ class Store:
         version: str,
         secret: str,
         status: BotStatus = BotStatus.ACTIVE,
+        transport: Transport = Transport.PUSH,
     ) -> tuple[RegisteredBot, str]:
         """Store a new bot that signs with ``secret`` (registration stores it ``pending``);
         returns it and its management token (the only time the token exists in clear). The
@@ -134,7 +139,10 @@ class Store:
         bot_id = new_id("bot")
         token = f"gzt_{secrets.token_urlsafe(32)}"
         now = self._now()
-        bot = RegisteredBot(bot_id, name, endpoint, description, contact, status, version, now, now)
+        bot = RegisteredBot(
+            bot_id, name, endpoint, description, contact, status, version, now, now,
+            transport=transport,
+        )  # fmt: skip
         fields = {**codecs.bot_fields(bot), "token_sha256": hash_token(token)}
         fields["secret"] = self._encrypt(secret).decode()
         seq = self._seq()

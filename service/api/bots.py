@@ -14,7 +14,7 @@ from arena.context import Arena
 from arena.doctor import Report
 from arena.records import Page, RegisteredBot
 from service.auth import owner_only
-from service.context import arena, store
+from service.context import arena
 from service.errors import ErrorSchema
 from service.limits import (
     changes_no_endpoint,
@@ -48,7 +48,7 @@ class Bots(MethodView):
     @blp.response(200, page_of(BotPublicSchema))
     def get(self, args: dict[str, Any]) -> Page[RegisteredBot]:
         """List registered bots (public fields only), newest first."""
-        return store().list_bots(page=args["page"], per_page=args["per_page"])
+        return bots.listed(arena(), page=args["page"], per_page=args["per_page"])
 
     @limiter.limit(register_limit, methods=["POST"])
     @blp.arguments(BotRegistration)
@@ -57,17 +57,19 @@ class Bots(MethodView):
     @blp.alt_response(409, schema=ErrorSchema, description="the name is taken")
     @blp.alt_response(429, schema=ErrorSchema, description="too many registrations")
     def post(self, args: dict[str, Any]) -> bots.Registration:
-        """Register a bot, ``pending``: serve it with the signing secret, then verify its
-        endpoint (``POST /api/bots/{id}/verify-endpoint``) to make it active.
+        """Register a bot, ``pending``: serve it with the signing secret (a push bot), or
+        connect it (a pull bot: ``"transport": "pull"``, no endpoint), then verify it
+        (``POST /api/bots/{id}/verify-endpoint``) to make it active.
 
         The answer holds the management token and the signing secret: they are shown only
-        this once. Nothing is sent to the endpoint yet."""
+        this once. Nothing is sent to the bot yet."""
         return bots.register(
             arena(),
             name=args["name"],
             endpoint=args["endpoint"],
             description=args["description"],
             contact=args["contact"],
+            transport=args["transport"],
         )
 
 

@@ -23,10 +23,17 @@ def health() -> dict[str, Any]:
 @blp.response(200, ReadySchema)
 @blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable")
 def ready() -> tuple[dict[str, Any], int]:
-    """Redis is reachable; how many RQ workers are alive (a recent heartbeat) and how many
-    jobs wait."""
+    """Redis is reachable; how many RQ workers are alive (a recent heartbeat), how many jobs
+    wait, and how many pull bots are connected."""
     if not store().ping():
-        return {"status": "unavailable", "redis": False, "workers": 0, "queue_depth": 0}, 503
+        down = {"redis": False, "workers": 0, "queue_depth": 0, "pull_bots_connected": 0}
+        return {"status": "unavailable", **down}, 503
     config = arena().config
     workers, depth = workers_and_depth(arena().queue, live_within_s=config.worker_ttl_s)
-    return {"status": "ready", "redis": True, "workers": workers, "queue_depth": depth}, 200
+    return {
+        "status": "ready",
+        "redis": True,
+        "workers": workers,
+        "queue_depth": depth,
+        "pull_bots_connected": store().mailbox.connected_count(),
+    }, 200

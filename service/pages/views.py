@@ -9,11 +9,12 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from arena import bots
 from arena.records import Match, MatchStatus
 from arena.store import FAULTS_KEPT
 from replays.integrity import unpack
 from replays.upgrade import read_log
-from service.context import store
+from service.context import arena, store
 from service.pages.chart import rating_chart
 from service.pages.replay import replay_data
 
@@ -119,7 +120,8 @@ def tournament(tournament_id: str) -> str:
 
 @blp.route("/bots/<bot_id>")
 def bot(bot_id: str) -> str:
-    record = store().get_bot(bot_id)
+    found = store().get_bot(bot_id)
+    record = None if found is None else bots.with_presence(arena(), [found])[0]
     rating = store().rating(bot_id)
     if record is None and rating is None:
         raise PageNotFoundError(f"There is no bot {bot_id}.")

@@ -17,7 +17,7 @@ from flask import Flask
 
 from arena.addresses import PrivateAddressError
 from arena.http_seat import HelloError, HttpSeat
-from arena.transport import connect_public
+from arena.transport import BotTransport, connect_public
 from bot_sdk.protocol import DecisionRequest, Status
 from referee import Rules
 from replays.log import SeatInfo
@@ -150,7 +150,9 @@ def _register(config: Config, url: str, *, allow_private: bool) -> Any:
 
 @contextmanager
 def _seat(url: str, *, allow_private: bool) -> Iterator[HttpSeat]:
-    seat = HttpSeat(SeatInfo(0, "bot-x", "x"), url, ["s3cret"], allow_private=allow_private)
+    seat = HttpSeat(
+        SeatInfo(0, "bot-x", "x"), BotTransport(url, ["s3cret"], allow_private=allow_private)
+    )
     try:
         yield seat
     finally:

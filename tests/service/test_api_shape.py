@@ -77,7 +77,13 @@ def test_health_and_readiness(client: FlaskClient, config: Config) -> None:
     assert client.get("/health").json == {"status": "ok"}
     ready = client.get("/ready")
     assert ready.status_code == 200
-    assert ready.json == {"status": "ready", "redis": True, "workers": 0, "queue_depth": 0}
+    assert ready.json == {
+        "status": "ready",
+        "redis": True,
+        "workers": 0,
+        "queue_depth": 0,
+        "pull_bots_connected": 0,
+    }
     down = create_app(dataclasses.replace(config, redis_url="redis://127.0.0.1:1/0"))
     response = down.test_client().get("/ready")
     assert response.status_code == 503 and response.json["redis"] is False

@@ -9,10 +9,18 @@ from dataclasses import dataclass, field
 import pytest
 import requests
 
-from arena.http_seat import NOTICE_TIMEOUT_S, HttpSeat
+from arena.http_seat import HttpSeat
 from arena.match_loop import Reply
-from arena.transport import DeadlineError, TooLargeError
-from bot_sdk.protocol import DecisionRequest, Status, body_sha256, decision_request, encode
+from arena.transport import NOTICE_TIMEOUT_S, BotTransport, DeadlineError, TooLargeError
+from bot_sdk.protocol import (
+    BotInfo,
+    DecisionRequest,
+    Message,
+    Status,
+    body_sha256,
+    decision_request,
+    encode,
+)
 from referee import Play
 from referee.cards import parse_card
 from replays.log import SeatInfo
@@ -40,6 +48,12 @@ class Scripted:
             raise self.outcome
         return self.outcome
 
+    def notify(self, body: bytes) -> None:
+        self.posts.append((body, 0.0))
+
+    def hello(self, request: Message, timeout_s: float) -> BotInfo:
+        raise NotImplementedError
+
     def close(self) -> None:
         pass
 
@@ -53,13 +67,8 @@ def seat_with(
     outcome: tuple[int, str | None, bytes] | Exception, seconds: float = 0.25
 ) -> tuple[HttpSeat, Scripted]:
     clock = [1000.0]
-    seat = HttpSeat(
-        SeatInfo(2, "bot_x", "x", "1"), "https://bot.example/play?k=1", ["s"],
-        clock=lambda: clock[0],
-    )  # fmt: skip
-    seat.transport.close()
     transport = Scripted(clock, outcome, seconds)
-    seat.transport = transport  # type: ignore[assignment]
+    seat = HttpSeat(SeatInfo(2, "bot_x", "x", "1"), transport, clock=lambda: clock[0])
     return seat, transport
 
 
@@ -145,14 +154,16 @@ def test_a_refused_answer_is_kept_as_sent() -> None:
 def test_a_notification_is_fire_and_forget_within_two_seconds(
     outcome: tuple[int, str | None, bytes] | Exception,
 ) -> None:
-    seat, transport = seat_with(outcome)
-    seat._notify({"type": "hand_end"})
-    assert transport.posts == [(encode({"type": "hand_end"}), NOTICE_TIMEOUT_S)]
+    scripted = Scripted([0.0], outcome)
+    transport = BotTransport("https://bot.example/play", ["s"])
+    transport.post = scripted.post  # type: ignore[method-assign]
+    transport.notify(encode({"type": "hand_end"}))  # raises nothing, whatever happens
+    assert scripted.posts == [(encode({"type": "hand_end"}), NOTICE_TIMEOUT_S)]
     assert NOTICE_TIMEOUT_S == 2.0
 
 
 def test_a_seat_connects_to_no_private_address_unless_allowed() -> None:
-    seat = HttpSeat(SeatInfo(2, "bot_x", "x", "1"), "http://127.0.0.1:9/bot", ["s"])
+    seat = HttpSeat(SeatInfo(2, "bot_x", "x", "1"), BotTransport("http://127.0.0.1:9/bot", ["s"]))
     try:
         reply = seat.ask(REQUEST)
     finally:

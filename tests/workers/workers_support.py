@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.http_seat import HttpSeat
 from arena.match_loop import InProcessSeat, play_match
+from arena.transport import BotTransport
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Game, Rules
 from replays.deals import DealSource
@@ -136,7 +137,9 @@ def dripping(*, headers_too: bool) -> Callable[[socket.socket], None]:
 def play_one(url: str, tc: TimeControl, *, allow_private: bool = True) -> MatchLog:
     """A one-hand match: seat 0 the bot at ``url`` (unsigned-checking bots accept any secret),
     seats 1-3 the lowest-card example in-process."""
-    http = HttpSeat(SeatInfo(0, "bot-x", "x"), url, ["s3cret"], allow_private=allow_private)
+    http = HttpSeat(
+        SeatInfo(0, "bot-x", "x"), BotTransport(url, ["s3cret"], allow_private=allow_private)
+    )
     others = [InProcessSeat(LowestCard(), SeatInfo(s, f"house-{s}", "lowest")) for s in (1, 2, 3)]
     try:
         return play_match(

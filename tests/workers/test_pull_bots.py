@@ -1,0 +1,212 @@
+"""Pull bots against the real web app on loopback and a real Redis: what the stream sends, how
+answers are taken, refused as late or refused to another bot's token, reconnection and
+replacement, and who counts as connected. (Matches and tournaments with pull bots on real
+workers: tests/e2e/test_pull_tournament.py.)"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+
+from arena.config import Config
+from arena.pull_transport import PullTransport
+from arena.store import Store
+from arena.transport import DeadlineError
+from bot_sdk.protocol import encode, hello_request
+from bot_sdk.signing import verify
+from service.app import create_app
+from tests.pages.pages_support import serving
+from tests.workers.crashes import wait_for
+from tests.workers.pull_support import PullBot, RawStream, register_pull, stream
+
+HELLO_ANSWER = b'{"name":"pully","protocol":"gongzhu-bot/1","version":"2.0"}'
+
+
+@pytest.fixture
+def web(config: Config) -> Iterator[str]:
+    fast = dataclasses.replace(config, stream_heartbeat_s=0.3, handshake_timeout_s=3.0)
+    with serving(create_app(fast)) as base:
+        yield base
+
+
+class Asking:
+    """A request posted to a pull bot in a thread, as a worker asks: its outcome when done."""
+
+    def __init__(self, store: Store, bot: PullBot, body: bytes, seconds: float) -> None:
+        self.transport = PullTransport(store.mailbox, bot.id, store.signing_secrets(bot.id))
+        self.outcome: Any = None
+        self.took_s = 0.0
+        self._thread = threading.Thread(target=self._ask, args=(body, seconds), daemon=True)
+        self._thread.start()
+
+    def _ask(self, body: bytes, seconds: float) -> None:
+        start = time.monotonic()
+        try:
+            self.outcome = self.transport.post(body, seconds)
+        except DeadlineError as error:
+            self.outcome = error
+        self.took_s = time.monotonic() - start
+
+    def result(self) -> Any:
+        self._thread.join(10)
+        assert not self._thread.is_alive()
+        return self.outcome
+
+
+def test_a_pull_bot_is_sent_the_push_body_signed_and_its_answer_is_used(
+    web: str, store: Store
+) -> None:
+    bot = register_pull(web, "pully")
+    body = encode(hello_request())
+    with stream(bot) as opened:
+        asking = Asking(store, bot, body, 3.0)
+        event = opened.next()
+        assert event["reply"] is True
+        assert event["body"].encode() == body  # byte for byte what a push bot is POSTed
+        verify(bot.secret, event["headers"], event["body"].encode(), now=time.time())
+        assert bot.answer(event["id"], HELLO_ANSWER).status_code == 204
+        assert asking.result() == (200, None, HELLO_ANSWER)
+        again = bot.answer(event["id"], HELLO_ANSWER)  # the first answer is final
+        assert again.status_code == 409
+        assert "answered already" in again.json()["message"]
+
+
+def test_an_answer_after_the_deadline_is_refused_and_the_asker_has_timed_out(
+    web: str, store: Store
+) -> None:
+    bot = register_pull(web, "late")
+    with stream(bot) as opened:
+        asking = Asking(store, bot, encode(hello_request()), 0.4)
+        event = opened.next()
+        outcome = asking.result()
+        assert isinstance(outcome, DeadlineError) and "was connected" in str(outcome)
+        assert 0.35 < asking.took_s < 1.0  # the deadline is the asker's, not the bot's
+        late = bot.answer(event["id"], HELLO_ANSWER)
+    assert late.status_code == 409
+    assert "deadline passed" in late.json()["message"]
+
+
+def test_a_request_waiting_is_sent_again_after_a_reconnect_with_the_same_id(
+    web: str, store: Store
+) -> None:
+    bot = register_pull(web, "flaky")
+    asking = Asking(store, bot, encode(hello_request()), 5.0)  # offered while not connected
+    with stream(bot) as first:
+        sent = first.next()
+    with stream(bot) as second:  # the first connection dropped without answering
+        again = second.next()
+        assert (again["id"], again["body"]) == (sent["id"], sent["body"])
+        assert bot.answer(again["id"], HELLO_ANSWER).status_code == 204
+    assert asking.result() == (200, None, HELLO_ANSWER)
+
+
+def test_a_bot_that_never_connects_times_out_saying_so(web: str, store: Store) -> None:
+    bot = register_pull(web, "absent")
+    outcome = Asking(store, bot, encode(hello_request()), 0.3).result()
+    assert isinstance(outcome, DeadlineError) and "not connected" in str(outcome)
+
+
+def test_a_newer_connection_replaces_the_older_one(web: str) -> None:
+    bot = register_pull(web, "twice")
+    with stream(bot) as first, stream(bot):
+        bye = first.next("bye")
+        assert bye["reason"] == "replaced"
+
+
+def test_a_token_never_receives_or_answers_another_bots_requests(web: str, store: Store) -> None:
+    mine, theirs = register_pull(web, "mine"), register_pull(web, "theirs")
+    wrong = RawStream(theirs, token=mine.token)
+    assert wrong.response.status_code == 403
+    with stream(mine) as opened, stream(theirs) as their_stream:
+        asking = Asking(store, theirs, encode(hello_request()), 2.0)
+        event = their_stream.next()
+        # mine's stream gets nothing of theirs: only keep-alives while theirs is asked
+        with pytest.raises(queue.Empty):
+            opened.next(timeout=1.0)
+        assert opened.keepalives >= 2
+        # mine's token cannot answer through theirs, nor name their request on its own path
+        stolen = requests.post(
+            f"{web}/api/bots/{theirs.id}/answers/{event['id']}",
+            data=HELLO_ANSWER,
+            headers={**mine.auth, "Content-Type": "application/json"},
+            timeout=5,
+        )
+        assert stolen.status_code == 403
+        assert mine.answer(event["id"], HELLO_ANSWER).status_code == 404
+        assert theirs.answer(event["id"], HELLO_ANSWER).status_code == 204
+        assert asking.result() == (200, None, HELLO_ANSWER)
+
+
+def test_only_a_live_pull_bot_may_stream(web: str, store: Store) -> None:
+    push = requests.post(
+        f"{web}/api/bots",
+        json={"name": "pushy", "contact": "t@example.com", "endpoint": "http://127.0.0.1:9/"},
+        timeout=5,
+    ).json()
+    refused = RawStream(PullBot(web, push["bot"]["id"], push["token"], ""))
+    assert refused.response.status_code == 409
+    assert "push bot" in refused.response.json()["message"]
+    bot = register_pull(web, "leaving")
+    with stream(bot) as opened:
+        retired = requests.post(f"{web}/api/bots/{bot.id}/retire", headers=bot.auth, timeout=5)
+        assert retired.status_code == 200
+        assert opened.next("bye")["reason"] == "retired"
+    assert RawStream(bot).response.status_code == 409
+
+
+def test_registration_names_the_transport_it_needs(web: str) -> None:
+    def refused(body: dict[str, Any]) -> str:
+        response = requests.post(
+            f"{web}/api/bots", json={"contact": "t@example.com", **body}, timeout=5
+        )
+        assert response.status_code == 422, response.text
+        return json.dumps(response.json())
+
+    assert "has no endpoint" in refused(
+        {"name": "a", "transport": "pull", "endpoint": "http://127.0.0.1:9/"}
+    )
+    assert "connects out" in refused({"name": "b"})
+    assert "push" in refused({"name": "c", "transport": "carrier-pigeon"})
+
+
+def test_the_bot_counts_as_connected_while_its_stream_is_open(web: str) -> None:
+    bot = register_pull(web, "present")
+
+    def shown() -> Any:
+        return requests.get(f"{web}/api/bots/{bot.id}", headers=bot.auth, timeout=5).json()
+
+    assert shown()["connected"] is False and shown()["transport"] == "pull"
+    with stream(bot):
+        assert shown()["connected"] is True
+        assert requests.get(f"{web}/ready", timeout=5).json()["pull_bots_connected"] == 1
+        page = requests.get(f"{web}/bots/{bot.id}", timeout=5).text
+        assert 'id="connection">connected<' in page
+    wait_for(lambda: shown()["connected"] is False, 5, "the bot to count as disconnected")
+    assert requests.get(f"{web}/ready", timeout=5).json()["pull_bots_connected"] == 0
+
+
+def test_verification_is_the_hello_through_the_stream(web: str) -> None:
+    bot = register_pull(web, "verified")
+    verify_path = f"{web}/api/bots/{bot.id}/verify-endpoint"
+    absent = requests.post(verify_path, headers=bot.auth, json={}, timeout=10)
+    assert absent.status_code == 422
+    assert "not connected" in absent.json()["message"]
+    with stream(bot) as opened:
+
+        def answer_hello() -> None:
+            event = opened.next()
+            assert json.loads(event["body"])["type"] == "hello"
+            bot.answer(event["id"], HELLO_ANSWER)
+
+        threading.Thread(target=answer_hello, daemon=True).start()
+        verified = requests.post(verify_path, headers=bot.auth, json={}, timeout=10)
+    assert verified.status_code == 200, verified.text
+    assert (verified.json()["status"], verified.json()["version"]) == ("active", "2.0")
