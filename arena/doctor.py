@@ -45,6 +45,7 @@ from arena.transport import (
     DeadlineError,
     HelloError,
     TooLargeError,
+    UnreachableError,
     excerpt,
 )
 from bot_sdk.protocol import (
@@ -243,7 +244,7 @@ class _Probe:
                     else:
                         report.add(name, False, f"a hello {what} got no answer: {error!r}"[:300])
                     continue
-                except (TooLargeError, requests.RequestException) as error:
+                except (TooLargeError, UnreachableError, requests.RequestException) as error:
                     report.add(name, False, f"a hello {what} got no answer: {error!r}"[:300])
                     continue
             if self.pull:
@@ -317,7 +318,12 @@ class _Probe:
                 except DeadlineError:
                     report.add("repeated decision", False, f"no answer within {limit_ms} ms")
                     return
-                except (TooLargeError, requests.RequestException, AnswerError) as error:
+                except (
+                    TooLargeError,
+                    UnreachableError,
+                    requests.RequestException,
+                    AnswerError,
+                ) as error:
                     report.add("repeated decision", False, f"a repeat failed: {error}"[:300])
                     return
         if len(set(moves)) == 1:

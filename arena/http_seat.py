@@ -26,6 +26,7 @@ from arena.transport import (
     DeadlineError,
     HelloError,
     TooLargeError,
+    UnreachableError,
     connection_reason,
     excerpt,
 )
@@ -60,7 +61,8 @@ class Channel(Protocol):
 
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
         """Send ``body`` and get the whole answer within ``seconds``: its HTTP status, redirect
-        target and body. Raises ``DeadlineError``, ``TooLargeError`` or a requests error."""
+        target and body. Raises ``DeadlineError``, ``TooLargeError``, ``UnreachableError`` or a
+        requests error."""
         ...
 
     def notify(self, body: bytes) -> None:
@@ -118,6 +120,8 @@ class HttpSeat:
                 Status.ERROR,
                 f"could not reach {self.transport.shown}: {connection_reason(error)}",
             )
+        except UnreachableError as error:
+            return fault(Status.ERROR, f"could not reach {self.transport.shown}: {error}")
         if 300 <= code < 400:
             return fault(
                 Status.ERROR,

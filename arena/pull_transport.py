@@ -16,7 +16,14 @@ import secrets
 import time
 
 from arena.store.mailbox import Mailbox
-from arena.transport import MAX_ANSWER_BYTES, Clock, DeadlineError, HelloError, TooLargeError
+from arena.transport import (
+    MAX_ANSWER_BYTES,
+    Clock,
+    DeadlineError,
+    HelloError,
+    TooLargeError,
+    UnreachableError,
+)
 from bot_sdk.protocol import AnswerError, BotInfo, Message, encode, parse_hello_answer
 from bot_sdk.signing import sign
 
@@ -61,17 +68,20 @@ class PullTransport:
         """Nothing to close: the bot holds the connection."""
 
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
-        """Offer ``body`` and wait at most ``seconds`` for the answer: ``(200, None, answer)``,
-        or :class:`DeadlineError` saying whether the bot was connected."""
+        """Offer ``body`` and wait at most ``seconds`` for the answer: ``(200, None, answer)``.
+        No answer in time is a :class:`DeadlineError` when the bot is connected (it was slow),
+        an :class:`UnreachableError` when it is not (as a push bot that cannot be reached)."""
         deadline = self._clock() + seconds
         request_id = secrets.token_hex(8)
         line = request_line(request_id, body, self._signed(body), reply=True)
         self.mailbox.offer(self.bot_id, request_id, line, seconds=seconds)
         answer = self.mailbox.wait(self.bot_id, request_id, deadline - self._clock())
         if answer is None:
-            connected = self.bot_id in self.mailbox.connected([self.bot_id])
-            raise DeadlineError(
-                "the bot was connected" if connected else "the bot was not connected"
+            if self.bot_id in self.mailbox.connected([self.bot_id]):
+                raise DeadlineError("the bot was connected")
+            raise UnreachableError(
+                f"not connected, and no connection of it took the request within "
+                f"{seconds * 1000:.0f} ms (is python -m bot_sdk connect running?)"
             )
         if len(answer) > MAX_ANSWER_BYTES:  # the web refuses larger ones already
             raise TooLargeError
@@ -90,9 +100,10 @@ class PullTransport:
             _, _, content = self.post(encode(request), timeout_s)
         except DeadlineError as error:
             raise HelloError(
-                f"{self.shown} did not answer the hello within {timeout_s:g} s ({error}: "
-                "start it with python -m bot_sdk connect, docs/PROTOCOL.md)"
+                f"{self.shown} did not answer the hello within {timeout_s:g} s ({error})"
             ) from None
+        except UnreachableError as error:
+            raise HelloError(f"{self.shown} did not answer the hello: {error}") from None
         except TooLargeError:
             raise HelloError(
                 f"the hello answer is larger than {MAX_ANSWER_BYTES // 1024} KiB: answer "

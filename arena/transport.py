@@ -65,6 +65,11 @@ class TooLargeError(Exception):
     """The answer is larger than :data:`MAX_ANSWER_BYTES`."""
 
 
+class UnreachableError(Exception):
+    """No answer could come: the bot could not be reached (a pull bot not connected); the
+    message says so."""
+
+
 class HelloError(Exception):
     """The bot did not complete the ``hello``; the message says why, in words its author can
     act on."""

@@ -1,7 +1,7 @@
 """Pull bots against the real web app on loopback and a real Redis: what the stream sends, how
 answers are taken, refused as late or refused to another bot's token, reconnection and
 replacement, and who counts as connected. (Matches and tournaments with pull bots on real
-workers: tests/e2e/test_pull_tournament.py.)"""
+workers: tests/workers/test_pull_tournaments.py.)"""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import requests
 from arena.config import Config
 from arena.pull_transport import PullTransport
 from arena.store import Store
-from arena.transport import DeadlineError
+from arena.transport import DeadlineError, UnreachableError
 from bot_sdk.protocol import encode, hello_request
 from bot_sdk.signing import verify
 from service.app import create_app
@@ -51,7 +51,7 @@ class Asking:
         start = time.monotonic()
         try:
             self.outcome = self.transport.post(body, seconds)
-        except DeadlineError as error:
+        except (DeadlineError, UnreachableError) as error:
             self.outcome = error
         self.took_s = time.monotonic() - start
 
@@ -108,10 +108,10 @@ def test_a_request_waiting_is_sent_again_after_a_reconnect_with_the_same_id(
     assert asking.result() == (200, None, HELLO_ANSWER)
 
 
-def test_a_bot_that_never_connects_times_out_saying_so(web: str, store: Store) -> None:
+def test_a_bot_that_never_connects_is_unreachable_saying_so(web: str, store: Store) -> None:
     bot = register_pull(web, "absent")
     outcome = Asking(store, bot, encode(hello_request()), 0.3).result()
-    assert isinstance(outcome, DeadlineError) and "not connected" in str(outcome)
+    assert isinstance(outcome, UnreachableError) and "not connected" in str(outcome)
 
 
 def test_a_newer_connection_replaces_the_older_one(web: str) -> None:
