@@ -10,6 +10,9 @@ Every request is a POST to the bot's one endpoint (any path). In order, the app:
 
 Errors are JSON too: ``{"error": "unauthorized", "message": "stale timestamp: ..."}``.
 
+Steps 2 to 4 are :meth:`BotApp.handle`, which the pull transport (:mod:`bot_sdk.connect`) calls
+for each request it reads from the arena's stream.
+
 >>> from bot_sdk.examples.lowest_card import LowestCard
 >>> from bot_sdk.protocol import hello_request
 >>> from bot_sdk.signing import sign
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from http import HTTPStatus
 from typing import Any
 from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
@@ -57,8 +60,9 @@ _SIGNED_HEADERS = {
 }
 
 
-class _RefusedError(Exception):
-    """A request answered with an error status and a JSON explanation."""
+class RefusedError(Exception):
+    """A request refused: its HTTP status, error code and explanation (the push server answers
+    them as JSON; the pull client logs them)."""
 
     def __init__(self, status: HTTPStatus, code: str, message: str) -> None:
         super().__init__(message)
@@ -81,11 +85,16 @@ class BotApp:
         self._clock = clock
         self._tolerance_s = tolerance_s
 
+    @property
+    def verifies_signatures(self) -> bool:
+        """Whether requests must be signed (not when made with ``verify_signatures=False``)."""
+        return self._secrets is not None
+
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         received_at = time.monotonic()
         try:
             status, answer = self._handle(environ, received_at)
-        except _RefusedError as refused:
+        except RefusedError as refused:
             status, answer = refused.status, {"error": refused.code, "message": refused.message}
         body = b"" if answer is None else encode(answer)
         headers = [("Content-Length", str(len(body)))]
@@ -100,32 +109,44 @@ class BotApp:
         self, environ: WSGIEnvironment, received_at: float
     ) -> tuple[HTTPStatus, Message | None]:
         if environ.get("REQUEST_METHOD") != "POST":
-            raise _RefusedError(
+            raise RefusedError(
                 HTTPStatus.METHOD_NOT_ALLOWED, "method_not_allowed", "the arena sends POST only"
             )
         body = _read_body(environ)
+        headers = {name: environ[key] for name, key in _SIGNED_HEADERS.items() if key in environ}
+        return self.handle(headers, body, received_at)
+
+    def handle(
+        self, headers: Mapping[str, str], body: bytes, received_at: float
+    ) -> tuple[HTTPStatus, Message | None]:
+        """One request of the arena, whatever carried it (an HTTP POST, or a line of the pull
+        stream, see :mod:`bot_sdk.connect`): check the signature in ``headers`` (names in any
+        case) over ``body``, parse and validate it, and dispatch it to the bot.
+
+        Returns 200 and the answer, or 204 and ``None`` for a notification; raises
+        :class:`RefusedError` for a request to refuse (401, 400, or 500 when the fallback is
+        off). ``received_at`` is ``time.monotonic()`` when the request arrived: a decision's
+        time limit counts from then.
+        """
         if self._secrets is not None:
-            headers = {
-                name: environ[key] for name, key in _SIGNED_HEADERS.items() if key in environ
-            }
             try:
                 verify(self._secrets, headers, body, self._clock(), self._tolerance_s)
             except SignatureError as exc:
-                raise _RefusedError(HTTPStatus.UNAUTHORIZED, "unauthorized", str(exc)) from None
+                raise RefusedError(HTTPStatus.UNAUTHORIZED, "unauthorized", str(exc)) from None
         try:
             message = decode(body)
             kind = validate_request(message)
         except InvalidMessageError as exc:
-            raise _RefusedError(HTTPStatus.BAD_REQUEST, "bad_request", str(exc)) from None
+            raise RefusedError(HTTPStatus.BAD_REQUEST, "bad_request", str(exc)) from None
         except ValueError as exc:
-            raise _RefusedError(HTTPStatus.BAD_REQUEST, "bad_request", f"not JSON: {exc}") from None
+            raise RefusedError(HTTPStatus.BAD_REQUEST, "bad_request", f"not JSON: {exc}") from None
         try:
             return self._dispatch(kind, message, received_at)
         except BotFailedError as exc:
-            raise _RefusedError(HTTPStatus.INTERNAL_SERVER_ERROR, "bot_error", str(exc)) from None
+            raise RefusedError(HTTPStatus.INTERNAL_SERVER_ERROR, "bot_error", str(exc)) from None
         except (KeyError, TypeError, ValueError) as exc:
             # What the schema cannot see: e.g. a rules profile combining exclusive variants.
-            raise _RefusedError(HTTPStatus.BAD_REQUEST, "bad_request", f"{exc}") from None
+            raise RefusedError(HTTPStatus.BAD_REQUEST, "bad_request", f"{exc}") from None
 
     def _dispatch(
         self, kind: MessageType, message: dict[str, Any], received_at: float
@@ -145,9 +166,9 @@ def _read_body(environ: WSGIEnvironment) -> bytes:
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        raise _RefusedError(HTTPStatus.BAD_REQUEST, "bad_request", "bad Content-Length") from None
+        raise RefusedError(HTTPStatus.BAD_REQUEST, "bad_request", "bad Content-Length") from None
     if length > MAX_BODY_BYTES:
-        raise _RefusedError(
+        raise RefusedError(
             HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
             "too_large",
             f"the body is {length} bytes; at most {MAX_BODY_BYTES}",
@@ -217,10 +238,14 @@ def serve(
     **options: Any,
 ) -> None:
     """Serve ``bot`` until interrupted; ``options`` go to :func:`make_app`."""
-    app = make_app(bot, secret, **options)
+    serve_app(make_app(bot, secret, **options), host=host, port=port, threads=threads)
+
+
+def serve_app(app: BotApp, *, host: str = "127.0.0.1", port: int = 8000, threads: int = 8) -> None:
+    """Serve ``app`` (see :func:`make_app`) until interrupted."""
     server = create_server(app, host=host, port=port, threads=threads)
     hello = app.dispatcher.hello()
-    signed = "signatures verified" if options.get("verify_signatures", True) else "UNSIGNED"
+    signed = "signatures verified" if app.verifies_signatures else "UNSIGNED"
     server.print_listen(
         f"serving {hello['name']} {hello['version']} on http://{{}}:{{}} ({signed})"
     )

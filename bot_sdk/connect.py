@@ -1,0 +1,572 @@
+"""Serving a bot that connects out to the arena: for a bot behind NAT or a firewall, which the
+arena cannot reach with a POST.
+
+The bot holds one long-lived stream open, ``GET {arena}/api/bots/{bot_id}/stream``, and reads
+it as newline-delimited JSON: a ``welcome``, then ``request`` lines carrying exactly the signed
+messages a bot served with ``python -m bot_sdk serve`` receives, blank keep-alive lines, and a
+``bye`` when the arena closes the connection. Each request is checked and handled by the same
+:class:`~bot_sdk.server.BotApp` as a served bot, off the reading thread so that a slow decision
+never holds up the stream (the requests of one seat of a match in the stream's order, those of
+other seats at the same time), and its answer is POSTed to
+``{arena}/api/bots/{bot_id}/answers/{id}`` over a kept-alive session.
+
+The client reconnects when the stream ends, breaks or falls silent (nothing, not even a
+keep-alive, for three heartbeats): at once the first time, then after 1, 2, 4, ... seconds (at
+most 30), counting again from the start after a connection that lasted a minute. After a
+reconnect the arena sends again every request still waiting for an answer; the dispatcher gives
+a decision it has seen before the answer it gave the first time.
+
+A bot whose token, id or kind is wrong is refused for good (401, 403, 404, 409), as is one whose
+connection another connection replaced: :meth:`PullClient.run` then raises
+:class:`ArenaRefusedError` saying why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import json
+import logging
+import random
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from http import HTTPStatus
+from typing import Any, NamedTuple, cast
+from urllib.parse import quote
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+
+from bot_sdk.protocol import PROTOCOL, encode
+from bot_sdk.server import MAX_BODY_BYTES, BotApp, RefusedError
+
+logger = logging.getLogger(__name__)
+
+NDJSON = "application/x-ndjson"
+DEFAULT_HEARTBEAT_S = 10.0
+"""The keep-alive interval assumed until the arena's welcome gives its own."""
+MAX_LINE_BYTES = 8 * MAX_BODY_BYTES
+"""The longest stream line read: a request whose body is at the served bot's limit, escaped as a
+JSON string. A longer line is skipped."""
+PERMANENT_STATUSES = frozenset({401, 403, 404, 409})
+"""Refusals of the stream that no retry can mend."""
+RETRY_STATUSES = frozenset({429, 503})
+"""Refusals of the stream to retry after ``Retry-After`` (or the back-off)."""
+_HINTS = {
+    401: "check the bot's token (--token or GONGZHU_BOT_TOKEN)",
+    403: "the token belongs to another bot: check --bot-id",
+    404: "check --bot-id and --arena",
+}
+_READ_SIZE = 64 * 1024
+_MAX_ERROR_TEXT = 300
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
+class ArenaRefusedError(Exception):
+    """The arena refused the bot for good, or closed its connection for good (another connection
+    replaced it, or the bot was retired): :meth:`PullClient.run` stops with this error.
+
+    ``status`` is the stream's HTTP status (``None`` after a ``bye``); ``reason`` the arena's
+    error code or the bye's reason.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.status, self.reason = status, reason
+
+
+class _Request(NamedTuple):
+    """A request read from the stream."""
+
+    id: str
+    reply: bool
+    headers: dict[str, str]
+    body: str
+    received_at: float
+
+
+class _Ended(NamedTuple):
+    """How one connection ended."""
+
+    why: str
+    up_s: float | None = None
+    """How long the stream was open; ``None`` if it never opened."""
+    retry_after_s: float | None = None
+    """How long the arena asked to wait, if it did."""
+    refused: bool = False
+    """The arena refused the stream (a 429, a 503, ...): never reconnect at once."""
+
+
+def backoff_delay(failures: int, *, base_s: float, cap_s: float, rng: random.Random) -> float:
+    """How long to wait before reconnecting after ``failures`` connections in a row that failed
+    or ended: nothing after the first (an arena restarting, a network blip), then ``base_s``,
+    twice that, four times, ... up to ``cap_s``, each less up to half at random, so that the bots
+    of a restarted arena do not all come back in step.
+
+    >>> rng = random.Random(1)
+    >>> [round(backoff_delay(n, base_s=1, cap_s=30, rng=rng), 2) for n in range(1, 9)]
+    [0.0, 0.57, 1.85, 3.53, 5.02, 11.96, 21.74, 24.77]
+    """
+    if failures <= 1:
+        return 0.0
+    delay = min(cap_s, base_s * 2.0 ** min(failures - 2, 32))
+    return delay * (0.5 + rng.random() / 2)
+
+
+class PullClient:
+    """Serves ``app``'s bot over the arena's stream until :meth:`stop` or a permanent refusal.
+
+    ``arena`` is the arena's base URL, ``bot_id`` and ``token`` the bot's id and API token.
+    ``heartbeat_s`` is assumed until the welcome says otherwise; the stream is taken for dead
+    when nothing arrives for three heartbeats. ``backoff_base_s`` and ``backoff_cap_s`` set the
+    reconnection back-off (see :func:`backoff_delay`), which starts again after a connection that
+    lasted ``stable_after_s``. ``drain_s``: how long :meth:`run` waits, when stopped, for the
+    requests in hand to be answered.
+    """
+
+    def __init__(
+        self,
+        app: BotApp,
+        *,
+        arena: str,
+        bot_id: str,
+        token: str,
+        heartbeat_s: float = DEFAULT_HEARTBEAT_S,
+        backoff_base_s: float = 1.0,
+        backoff_cap_s: float = 30.0,
+        stable_after_s: float = 60.0,
+        connect_timeout_s: float = 10.0,
+        answer_timeout_s: float = 10.0,
+        verify_timeout_s: float = 60.0,
+        drain_s: float = 5.0,
+        max_connections: int = 16,
+        rng: random.Random | None = None,
+    ) -> None:
+        if not token:
+            raise ValueError("give the bot's API token from the arena")
+        self.app = app
+        self.arena = arena.rstrip("/")
+        self.bot_id = bot_id
+        self.heartbeat_s = heartbeat_s
+        self.status: str | None = None
+        """The bot's status in the last welcome: ``pending``, ``active`` or ``paused``."""
+        self._backoff_base_s = backoff_base_s
+        self._backoff_cap_s = backoff_cap_s
+        self._stable_after_s = stable_after_s
+        self._connect_timeout_s = connect_timeout_s
+        self._answer_timeout_s = answer_timeout_s
+        self._verify_timeout_s = verify_timeout_s
+        self._drain_s = drain_s
+        self._rng = rng or random.Random()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._stream: urllib3.BaseHTTPResponse | None = None
+        self._handlers: set[threading.Thread] = set()
+        self._lanes: dict[tuple[str, int], deque[_Request]] = {}
+        """The requests waiting for their seat's thread, per seat of a match being handled."""
+        self._verifying = False
+        self._streams = _session(token, 1)
+        # Answers go over their own pool, kept alive: a decision's answer must not wait for a
+        # new TCP (and TLS) connection.
+        self._answers = _session(token, max_connections)
+
+    def run(self) -> None:
+        """Connect, serve and reconnect until :meth:`stop` (then return) or a permanent refusal
+        (then raise :class:`ArenaRefusedError`). A client runs once."""
+        failures = 0
+        try:
+            while not self._stop.is_set():
+                ended = self._connect_once()
+                if self._stop.is_set():
+                    break
+                if ended.up_s is not None and ended.up_s >= self._stable_after_s:
+                    failures = 0
+                failures += 1
+                delay = ended.retry_after_s
+                if delay is None:
+                    delay = backoff_delay(
+                        failures,
+                        base_s=self._backoff_base_s,
+                        cap_s=self._backoff_cap_s,
+                        rng=self._rng,
+                    )
+                    if ended.refused:
+                        delay = max(delay, self._backoff_base_s)
+                logger.info("disconnected: %s; reconnecting in %.1f s", ended.why, delay)
+                self._stop.wait(delay)
+        finally:
+            self._stop.set()
+            self._drain()
+            self._streams.close()
+            self._answers.close()
+        logger.info("stopped")
+
+    @property
+    def stopping(self) -> bool:
+        """Whether :meth:`stop` was called (or :meth:`run` has returned)."""
+        return self._stop.is_set()
+
+    def stop(self) -> None:
+        """Make :meth:`run` return: from another thread, or from a signal handler (it takes no
+        lock). The stream is shut at once; the requests in hand are still answered."""
+        self._stop.set()
+        stream = self._stream
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError, RuntimeError):  # already closed
+                stream.shutdown()
+
+    # -- the stream ------------------------------------------------------------------------------
+
+    def _url(self, *parts: str) -> str:
+        return "/".join(
+            [self.arena, "api", "bots", *(quote(p, safe="") for p in (self.bot_id, *parts))]
+        )
+
+    def _connect_once(self) -> _Ended:
+        try:
+            response = self._streams.get(
+                self._url("stream"),
+                headers={"Accept": NDJSON, "Accept-Encoding": "identity"},
+                stream=True,
+                timeout=(self._connect_timeout_s, 3 * self.heartbeat_s),
+            )
+        except requests.RequestException as exc:
+            return _Ended(f"cannot connect to {self.arena}: {exc}")
+        with response:
+            if response.status_code != HTTPStatus.OK:
+                return self._refused(response)
+            content_type = response.headers.get("Content-Type", "")
+            if content_type.split(";")[0].strip().lower() != NDJSON:
+                logger.error(
+                    "%s answered %s, not an NDJSON stream: is --arena the arena's address?",
+                    response.url, content_type or "no Content-Type",
+                )  # fmt: skip
+                return _Ended(f"not a stream ({content_type})", refused=True)
+            raw = cast(urllib3.BaseHTTPResponse, response.raw)
+            self._stream = raw
+            opened = time.monotonic()
+            try:
+                if self._stop.is_set():  # stopped while connecting
+                    return _Ended("stopped")
+                why = self._read(raw)
+            except urllib3.exceptions.ReadTimeoutError:
+                why = f"nothing from the arena for {3 * self.heartbeat_s:g} s"
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                why = f"the stream broke ({exc})"
+            finally:
+                self._stream = None
+            return _Ended(why, up_s=time.monotonic() - opened)
+
+    def _refused(self, response: requests.Response) -> _Ended:
+        """A stream refused: raise if for good, else say when to try again."""
+        status = response.status_code
+        what, message = _error_of(response)
+        if status in PERMANENT_STATUSES:
+            hint = _HINTS.get(status)
+            raise ArenaRefusedError(
+                f"the arena refused the connection ({what}): {message}"
+                + (f" ({hint})" if hint else ""),
+                status=status,
+                reason=what.partition(" ")[2],
+            )
+        retry_after_s = _retry_after(response) if status in RETRY_STATUSES else None
+        return _Ended(
+            f"the arena answered {what}: {message}", retry_after_s=retry_after_s, refused=True
+        )
+
+    def _read(self, raw: urllib3.BaseHTTPResponse) -> str:
+        """Handle the stream's lines until it ends; return why it ended."""
+        for line, received_at in _lines(raw):
+            if self._stop.is_set():
+                return "stopped"
+            if not line.strip():
+                continue  # a keep-alive: reading it was the point
+            try:
+                message = json.loads(line)
+            except ValueError:
+                logger.warning("ignored a stream line that is not JSON: %.200r", line)
+                continue
+            if not isinstance(message, dict):
+                logger.warning("ignored a stream line that is not an object: %.200r", line)
+                continue
+            kind = message.get("type")
+            if kind == "request":
+                self._start_request(message, received_at)
+            elif kind == "welcome":
+                self._welcome(message, raw)
+            elif kind == "bye":
+                return self._bye(message)
+            else:
+                logger.debug("ignored a stream line of type %r", kind)
+        return "stopped" if self._stop.is_set() else "the arena ended the stream"
+
+    def _welcome(self, message: Mapping[str, Any], raw: urllib3.BaseHTTPResponse) -> None:
+        heartbeat = message.get("heartbeat_s")
+        if isinstance(heartbeat, int | float) and not isinstance(heartbeat, bool) and heartbeat > 0:
+            self.heartbeat_s = float(heartbeat)
+            _set_read_timeout(raw, 3 * self.heartbeat_s)
+        if message.get("protocol") != PROTOCOL:
+            logger.warning(
+                "the arena speaks %r, this SDK %s: upgrade the SDK",
+                message.get("protocol"), PROTOCOL,
+            )  # fmt: skip
+        status = message.get("status")
+        self.status = status if isinstance(status, str) else None
+        hello = self.app.dispatcher.hello()
+        logger.info(
+            "connected to %s as %s: %s %s, status %s (%s)",
+            self.arena, message.get("bot_id", self.bot_id), hello["name"], hello["version"],
+            status, "signatures verified" if self.app.verifies_signatures else "UNSIGNED",
+        )  # fmt: skip
+        if status == "pending":
+            self._start_verification()
+        elif status == "paused":
+            logger.info("the bot is paused: the arena offers it no matches until it is resumed")
+
+    def _bye(self, message: Mapping[str, Any]) -> str:
+        reason = str(message.get("reason", ""))
+        text = str(message.get("message", ""))
+        if reason in {"replaced", "retired"}:
+            raise ArenaRefusedError(
+                f"the arena closed the connection ({reason}): {text}", reason=reason
+            )
+        return f"the arena closed the connection ({reason}): {text}"
+
+    # -- requests and answers ----------------------------------------------------------------------
+
+    def _start_request(self, message: Mapping[str, Any], received_at: float) -> None:
+        request_id, reply = message.get("id"), message.get("reply")
+        headers, body = message.get("headers"), message.get("body")
+        if (
+            not isinstance(request_id, str)
+            or not request_id
+            or not isinstance(reply, bool)
+            or not isinstance(headers, dict)
+            or not all(isinstance(v, str) for v in headers.values())
+            or not isinstance(body, str)
+        ):
+            logger.warning(
+                "ignored a request without a string id, a boolean reply, string headers and a "
+                "string body: %.200s", json.dumps(message),
+            )  # fmt: skip
+            return
+        request = _Request(request_id, reply, headers, body, received_at)
+        lane = _lane_of(body)
+        with self._lock:
+            queued = self._lanes.get(lane) if lane is not None else None
+            if queued is not None:
+                queued.append(request)  # its seat's thread handles it next
+                return
+            if lane is not None:
+                self._lanes[lane] = deque()
+            thread = threading.Thread(
+                target=self._run_lane,
+                args=(lane, request),
+                daemon=True,  # a hung bot must not keep the process from exiting
+                name=f"pull-request-{request_id}",
+            )
+            self._handlers.add(thread)
+        thread.start()
+
+    def _run_lane(self, lane: tuple[str, int] | None, request: _Request) -> None:
+        """Handle ``request``, then the requests queued meanwhile for the same seat."""
+        try:
+            while True:
+                self._answer(request)
+                with self._lock:
+                    queued = self._lanes.get(lane) if lane is not None else None
+                    if not queued:
+                        if lane is not None:
+                            del self._lanes[lane]
+                        return
+                    request = queued.popleft()
+        finally:
+            with self._lock:
+                self._handlers.discard(threading.current_thread())
+
+    def _answer(self, request: _Request) -> None:
+        request_id = request.id
+        try:
+            _, answer = self.app.handle(
+                request.headers, request.body.encode("utf-8"), request.received_at
+            )
+            if not request.reply:
+                if answer is not None:
+                    logger.warning(
+                        "request %s asks for no reply: its answer is not sent", request_id
+                    )
+            elif answer is None:
+                logger.warning(
+                    "request %s asks for a reply to a notice: nothing to send", request_id
+                )
+            else:
+                self._post_answer(request_id, encode(answer))
+        except RefusedError as refused:
+            level = logging.ERROR if refused.status >= 500 else logging.WARNING
+            logger.log(
+                level, "request %s not answered (%s): %s", request_id, refused.code, refused.message
+            )
+        except UnicodeEncodeError as exc:
+            logger.warning(
+                "request %s not answered (bad_request): its body is not UTF-8: %s", request_id, exc
+            )
+        except Exception:
+            logger.exception("request %s not answered: the SDK failed", request_id)
+
+    def _post_answer(self, request_id: str, answer: bytes) -> None:
+        url = self._url("answers", request_id)
+        for attempt in (1, 2):
+            try:
+                response = self._answers.post(
+                    url,
+                    data=answer,
+                    headers={"Content-Type": "application/json"},
+                    timeout=(self._connect_timeout_s, self._answer_timeout_s),
+                )
+                break
+            except requests.ConnectionError as exc:
+                # Most often a kept-alive connection the arena had closed: one more try on a new
+                # one. An answer sent twice is refused the second time (409), never used twice.
+                if attempt == 2:
+                    logger.warning("request %s: the answer was not sent: %s", request_id, exc)
+                    return
+            except requests.RequestException as exc:
+                logger.warning("request %s: the answer was not sent: %s", request_id, exc)
+                return
+        if response.ok:
+            logger.debug("request %s answered %s", request_id, answer.decode())
+        else:
+            what, message = _error_of(response)
+            logger.warning(
+                "request %s: the arena did not take the answer (%s): %s", request_id, what, message
+            )
+
+    def _start_verification(self) -> None:
+        with self._lock:
+            if self._verifying:
+                return
+            self._verifying = True
+        threading.Thread(target=self._verify, daemon=True, name="pull-verify").start()
+
+    def _verify(self) -> None:
+        """Ask the arena to verify the bot: it sends a ``hello`` over the stream, which the
+        reader answers meanwhile, and says whether the answer was right."""
+        try:
+            response = self._answers.post(
+                self._url("verify-endpoint"),
+                data=b"{}",
+                headers={"Content-Type": "application/json"},
+                timeout=(self._connect_timeout_s, self._verify_timeout_s),
+            )
+        except requests.RequestException as exc:
+            logger.error("verification failed: %s", exc)
+        else:
+            if response.status_code == HTTPStatus.OK:
+                logger.info("verified: the bot is active")
+            else:
+                what, message = _error_of(response)
+                logger.error("verification failed (%s): %s", what, message)
+        finally:
+            with self._lock:
+                self._verifying = False
+
+    def _drain(self) -> None:
+        deadline = time.monotonic() + self._drain_s
+        with self._lock:
+            handlers = list(self._handlers)
+        for thread in handlers:
+            thread.join(max(deadline - time.monotonic(), 0))
+
+
+def _session(token: str, pool_size: int) -> requests.Session:
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {token}"
+    adapter = HTTPAdapter(pool_connections=1, pool_maxsize=pool_size)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+def _lines(raw: urllib3.BaseHTTPResponse) -> Iterator[tuple[bytes, float]]:
+    """The stream's lines as they arrive, each with ``time.monotonic()`` when it was read.
+
+    ``read1`` returns what has arrived rather than waiting to fill a buffer, so a line is handled
+    as soon as its newline is read."""
+    pending = bytearray()
+    skipping = False
+    while chunk := raw.read1(_READ_SIZE, decode_content=True):
+        received_at = time.monotonic()
+        *complete, rest = chunk.split(b"\n")
+        for piece in complete:
+            line = bytes(pending + piece) if pending else piece
+            pending.clear()
+            if skipping:
+                skipping = False
+                continue
+            yield line, received_at
+        if not skipping:
+            pending += rest
+        if len(pending) > MAX_LINE_BYTES:
+            logger.error("skipped a stream line longer than %d bytes", MAX_LINE_BYTES)
+            pending.clear()
+            skipping = True
+
+
+def _lane_of(body: str) -> tuple[str, int] | None:
+    """The match and seat a request is for, if it names them.
+
+    A seat's requests are handled one after the other, in the stream's order: a push bot gets
+    them in that order too, since the arena waits for each answer (a notice's too) before it
+    sends the next. Without this a ``hand_end`` could reach the bot after the next hand's first
+    decision, or after ``match_end``. Requests of other seats and matches never wait.
+    """
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict):
+        return None
+    match_id, seat = message.get("match_id"), message.get("seat")
+    if isinstance(match_id, str) and isinstance(seat, int) and not isinstance(seat, bool):
+        return match_id, seat
+    return None
+
+
+def _set_read_timeout(raw: urllib3.BaseHTTPResponse, seconds: float) -> None:
+    """Set the stream's read timeout once the welcome gives the heartbeat: requests sets it only
+    when connecting."""
+    sock = getattr(raw.connection, "sock", None)
+    if sock is not None:
+        sock.settimeout(seconds)
+
+
+def _error_of(response: requests.Response) -> tuple[str, str]:
+    """The status, error code and message of the arena's JSON error (or the text of another
+    error), for the logs: ``("401 unauthorized", "...")``."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return f"{response.status_code} {data.get('error', '')}".strip(), data["message"]
+    text = response.text.strip()[:_MAX_ERROR_TEXT]
+    return str(response.status_code), text or "(no message)"
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    """The ``Retry-After`` header in seconds (it may be a number of seconds or an HTTP date)."""
+    value = response.headers.get("Retry-After", "").strip()
+    if _SECONDS.fullmatch(value):
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
