@@ -26,6 +26,7 @@ from bot_sdk.server import make_app
 from replays.log import TimeControl
 from service.app import create_app
 from tests.pages.pages_support import serving
+from tests.workers.conftest import ROOT
 from tests.workers.crashes import wait_for
 from tests.workers.pull_support import PullBot, register_pull
 from tests.workers.test_worker_tournaments import (
@@ -35,7 +36,6 @@ from tests.workers.test_worker_tournaments import (
     _register,
     _start,
 )
-from tests.workers.workers_support import ROOT
 
 
 @pytest.fixture
@@ -119,15 +119,24 @@ def _one_match(
 ) -> str:
     """A match of the pull bot against three house bots, two hands, started on a worker once
     the match is running: its id."""
-    spec = {"format": Format(duplicate=False, hands=2), "time_control": tc}
-    tournament_id = _start(config, store, [bot.id, "house:easy", "house:easy", "house:easy"], **spec)
+    seats = [bot.id, "house:easy", "house:easy", "house:easy"]
+    tournament_id = _start(
+        config, store, seats, format=Format(duplicate=False, hands=2), time_control=tc
+    )
     start_worker()
-    matches = lambda: store.list_matches(page=1, per_page=10, tournament_id=tournament_id).items  # noqa: E731
+
+    def matches() -> list[Any]:
+        return list(store.list_matches(page=1, per_page=10, tournament_id=tournament_id).items)
+
     wait_for(lambda: any(m.status is MatchStatus.RUNNING for m in matches()), 30, "the match")
-    return matches()[0].id
+    found: str = matches()[0].id
+    return found
 
 
-def _pulled_decisions(config: Config, store: Store, match_id: str, bot_id: str) -> list[Any]:
+def _pulled_decisions(
+    config: Config, store: Store, match_id: str, bot_id: str
+) -> tuple[list[Any], Any]:
+    """The bot's decisions in the match's sealed, verified log, and the log."""
     match = store.get_match(match_id)
     assert match is not None and match.tournament_id is not None
     logs = _logs(config, store, match.tournament_id)
@@ -147,14 +156,16 @@ def test_a_pull_bot_killed_mid_match_and_restarted_plays_on_within_its_bank(
     wait_for(lambda: store.mailbox.waiting(bot.id), 10, "a decision of the bot's")
     threading.Event().wait(1.0)  # a few of its decisions answered
     _kill(first)  # SIGKILL: no goodbye, the stream just drops
+    threading.Event().wait(1.5)  # away longer than the decision's 1000 ms limit
     second = _connect_process(bot)
     stack.callback(_kill, second)
     wait_for(lambda: store.get_match(match_id).status is MatchStatus.DONE, 60, "the match")  # type: ignore[union-attr]
     decisions, log = _pulled_decisions(config, store, match_id, bot.id)
     assert all(d.status is Status.OK for d in decisions), [d.fault for d in decisions]
     assert log.forfeited == ()
-    # the decision in flight at the kill waited for the restart, past the limit, on the bank
-    assert max(d.latency_ms for d in decisions) > 1000
+    # the decision asked while the bot was away waited for the restart, past the limit, on the
+    # bank, and was answered then
+    assert max(d.latency_ms for d in decisions) > 1500
 
 
 def test_a_pull_bot_that_never_comes_back_forfeits(
