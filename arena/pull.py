@@ -88,7 +88,12 @@ class Stream:
                 yield _bye("replaced", "a newer connection of this bot took over")
                 return
             elif kind == "bye":
-                yield _bye(str(event["reason"]), "the bot is retired: it plays no more")
+                reason = str(event["reason"])
+                yield _bye(reason, _FAREWELLS.get(reason, reason))
+                return
+            elif kind == "say":
+                yield str(event["line"]).encode() + b"\n"
+            elif kind == "end":
                 return
             if time.monotonic() - refreshed >= self._heartbeat_s:
                 if not self._mailbox.refresh(
@@ -97,6 +102,14 @@ class Stream:
                     yield _bye("replaced", "a newer connection of this bot took over")
                     return
                 refreshed = time.monotonic()
+
+    def say(self, event: dict[str, object]) -> None:
+        """Send ``event`` on this stream, in order with the rest (a WebSocket's refusals)."""
+        self._inbox.put({"kind": "say", "line": json.dumps(event, separators=(",", ":"))})
+
+    def end(self) -> None:
+        """End the stream at its next line (the bot's side of a WebSocket closed)."""
+        self._inbox.put({"kind": "end"})
 
     def close(self) -> None:
         if self._closed:
@@ -121,6 +134,12 @@ class Stream:
         if len(self._sent) > _REMEMBERED:
             self._sent.popitem(last=False)
         return True
+
+
+_FAREWELLS = {
+    "retired": "the bot is retired: it plays no more",
+    "shutdown": "the arena's web process is stopping: connect again",
+}
 
 
 def _bye(reason: str, message: str) -> bytes:

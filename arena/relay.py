@@ -90,6 +90,11 @@ class Relay:
                 if not found:
                     del self._inboxes[inbox.bot_id]
 
+    def end_all(self, reason: str) -> None:
+        """Tell every stream of this process to say ``bye`` and end (``shutdown``: the web
+        process is stopping, and the bots should connect again)."""
+        self._broadcast({"kind": "bye", "reason": reason})
+
     @property
     def streams(self) -> int:
         """How many streams this process holds."""

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import functools
 import hmac
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from flask import request
 
+from arena.store import hash_token
 from service.context import arena, store
 from service.errors import ErrorSchema
 from service.smorest import Blueprint, abort
@@ -73,13 +75,36 @@ def operator_only(blp: Blueprint) -> Callable[[F], F]:
     return decorate
 
 
+OWNER_KEPT_S = 5.0
+"""How long this process remembers which bot a token manages: a pull bot sends its token with
+every answer, and a token never changes bot, so the lookup is made once every few seconds."""
+_owners: dict[str, tuple[str, float]] = {}
+_OWNERS_KEPT = 10_000
+
+
+def owned_bot(token: str) -> str | None:
+    """The bot ``token`` manages (:meth:`Store.bot_for_token`), remembered for
+    :data:`OWNER_KEPT_S` when found."""
+    now = time.monotonic()
+    key = hash_token(token)
+    found = _owners.get(key)
+    if found is not None and now - found[1] < OWNER_KEPT_S:
+        return found[0]
+    owned = store().bot_for_token(token)
+    if owned is not None:
+        if len(_owners) >= _OWNERS_KEPT:
+            _owners.clear()
+        _owners[key] = (owned, now)
+    return owned
+
+
 def owner_only(blp: Blueprint) -> Callable[[F], F]:
     """Only the owner of the bot named by the ``bot_id`` path argument may call the view."""
 
     def decorate(view: F) -> F:
         @functools.wraps(view)
         def checked(*args: Any, bot_id: str, **kwargs: Any) -> Any:
-            owned = store().bot_for_token(bearer_token())
+            owned = owned_bot(bearer_token())
             if owned is None:
                 abort(
                     401,

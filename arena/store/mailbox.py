@@ -69,7 +69,7 @@ class Offer:
     expires_at: float
     """Unix time after which nobody waits for its answer."""
     seq: int
-    """Offers are sent in this order after a reconnect."""
+    """When it was offered (nanoseconds): offers are sent in this order after a reconnect."""
 
 
 class Mailbox:
@@ -86,8 +86,7 @@ class Mailbox:
     def offer(self, bot_id: str, request_id: str, line: str, *, seconds: float) -> None:
         """Keep ``line`` waiting for the bot's answer for ``seconds`` and wake its stream."""
         now = self._clock()
-        seq = replies.number(self.redis.incr(keys.SEQ))
-        kept = json.dumps({"line": line, "expires_at": now + seconds, "seq": seq})
+        kept = json.dumps({"line": line, "expires_at": now + seconds, "seq": time.time_ns()})
         pipe = self.redis.pipeline()
         pipe.hset(keys.pull_waiting(bot_id), request_id, kept)
         pipe.expire(keys.pull_waiting(bot_id), _WAITING_KEPT_S + round(seconds))

@@ -11,6 +11,7 @@ from service.context import arena
 from service.errors import ErrorSchema
 from service.limits import limiter, owner_key, stream_connect_limit
 from service.smorest import Blueprint
+from service.sockets import conversation
 
 blp = Blueprint(
     "pull", __name__, url_prefix="/api/bots", description="Pull bots: connect out, answer back"
@@ -38,6 +39,22 @@ def stream(bot_id: str) -> Response:
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once
     return response
+
+
+@blp.route("/<bot_id>/ws", websocket=True)
+@owner_only(blp)
+@limiter.limit(stream_connect_limit, key_func=owner_key)
+@blp.response(101, description="the WebSocket: the stream's lines as messages, answers back")
+@blp.alt_response(409, schema=ErrorSchema, description="a push bot, or a retired one")
+@blp.alt_response(429, schema=ErrorSchema, description="too many connections in a minute")
+def socket(bot_id: str) -> Response:
+    """The stream as a WebSocket (``ws://`` or ``wss://``): each message is one line of the
+    stream (an empty one is the keep-alive), and the bot sends each answer on the same
+    connection, ``{"type": "answer", "id": "<request id>", "body": "<answer JSON>"}``; a refused
+    answer comes back as ``{"type": "refused", "id", "status", "error", "message"}``. The
+    token and the bot are checked before the upgrade: a refusal is an ordinary JSON error."""
+    lines = pull.open_stream(arena(), arena().relay, bot_id)
+    return conversation(arena(), lines)
 
 
 @blp.route("/<bot_id>/answers/<request_id>", methods=["POST"])

@@ -5,6 +5,7 @@ workers: tests/workers/test_pull_tournaments.py.)"""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import queue
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 import requests
+import simple_websocket
 
 from arena.config import Config
 from arena.pull_transport import PullTransport
@@ -24,6 +26,7 @@ from bot_sdk.protocol import encode, hello_request
 from bot_sdk.signing import verify
 from service.app import create_app
 from tests.pages.pages_support import serving
+from tests.service.service_support import bearer
 from tests.workers.crashes import wait_for
 from tests.workers.pull_support import PullBot, RawStream, register_pull, stream
 
@@ -210,3 +213,72 @@ def test_verification_is_the_hello_through_the_stream(web: str) -> None:
         verified = requests.post(verify_path, headers=bot.auth, json={}, timeout=10)
     assert verified.status_code == 200, verified.text
     assert (verified.json()["status"], verified.json()["version"]) == ("active", "2.0")
+
+
+def _socket(bot: PullBot, token: str | None = None) -> Any:
+    url = bot.base.replace("http://", "ws://") + f"/api/bots/{bot.id}/ws"
+    return simple_websocket.Client.connect(url, headers=bearer(token or bot.token))
+
+
+def _message(socket: Any, timeout: float = 5.0) -> dict[str, Any]:
+    """The next message that is not a keep-alive (an empty message)."""
+    while True:
+        raw = socket.receive(timeout)
+        assert raw is not None, "no message in time"
+        if raw:
+            found: dict[str, Any] = json.loads(raw)
+            return found
+
+
+def test_over_a_websocket_the_same_request_comes_and_the_answer_goes_back(
+    web: str, store: Store
+) -> None:
+    bot = register_pull(web, "socketed")
+    socket = _socket(bot)
+    try:
+        assert _message(socket)["type"] == "welcome"
+        body = encode(hello_request())
+        asking = Asking(store, bot, body, 3.0)
+        event = _message(socket)
+        assert event["type"] == "request" and event["body"].encode() == body
+        verify(bot.secret, event["headers"], event["body"].encode(), now=time.time())
+        answer = {"type": "answer", "id": event["id"], "body": HELLO_ANSWER.decode()}
+        socket.send(json.dumps(answer))
+        assert asking.result() == (200, None, HELLO_ANSWER)
+        socket.send(json.dumps(answer))  # a second answer is refused, on the socket
+        refused = _message(socket)
+        assert (refused["type"], refused["id"], refused["status"]) == ("refused", event["id"], 409)
+        socket.send("not an answer")
+        assert _message(socket)["status"] == 400
+        assert socket.receive(2) == ""  # the keep-alive, an empty message
+    finally:
+        _close(socket)
+
+
+def _close(socket: Any) -> None:
+    with contextlib.suppress(simple_websocket.ConnectionClosed):  # closed by the arena already
+        socket.close()
+
+
+def test_a_websocket_is_refused_before_the_upgrade_for_another_bots_token(web: str) -> None:
+    mine, theirs = register_pull(web, "ws-mine"), register_pull(web, "ws-theirs")
+    with pytest.raises(simple_websocket.ConnectionError, match="403"):
+        _socket(theirs, token=mine.token)
+    with pytest.raises(simple_websocket.ConnectionError, match="401"):
+        _socket(theirs, token="gzt_not-a-token")
+
+
+def test_a_websocket_and_a_stream_of_one_bot_replace_each_other(web: str) -> None:
+    bot = register_pull(web, "both")
+    socket = _socket(bot)
+    try:
+        assert _message(socket)["type"] == "welcome"
+        with stream(bot):
+            bye = _message(socket)
+        assert bye == {
+            "type": "bye",
+            "reason": "replaced",
+            "message": "a newer connection of this bot took over",
+        }
+    finally:
+        _close(socket)
