@@ -9,12 +9,14 @@ Everything is real and on loopback: a fresh Redis, the web service as the Procfi
 (push) and connected by ``python -m bot_sdk connect`` (pull), each in its own process.
 
 **Overhead.** This process asks the same decisions (every decision of one-hand games of house
-Easy bots) of both bots through the arena's own seat, ``arena.http_seat.HttpSeat``, with a
-``BotTransport`` (push) or a ``PullTransport`` (pull), in alternating rounds (ABAB...), so that
-whatever else the machine does weighs on both alike. For each: the decision's round trip as the
-arena measures it (median, p90, mean), and the arena's CPU per decision, read from
-``/proc/PID/stat``: this process (the worker's side) plus, for pull, the web processes that
-relay the request and take the answer. The bot's own CPU is shown apart.
+Easy bots) of three bots through the arena's own seat, ``arena.http_seat.HttpSeat``: one served
+(push, a ``BotTransport``), and two connected (pull, a ``PullTransport``), one over the
+WebSocket, one over the NDJSON stream with its answers POSTed; in rounds whose order turns
+around each time (ABC CBA ...), so that whatever else the machine does weighs on all alike.
+For each: the decision's round trip as the arena measures it (median, p90, mean), and the
+arena's CPU per decision, read from ``/proc/PID/stat``: this process (the worker's side) plus,
+for pull, the web processes that relay the request and take the answer. The bot's own CPU is
+shown apart.
 
 **Crowd.** ``--idle`` pull bots hold their stream open and do nothing (raw connections in a
 process of their own, reading keep-alives), while ``--active`` more, connected by the SDK in
@@ -181,6 +183,10 @@ class Side:
         )
 
 
+CHANNELS = ("websocket", "stream")
+"""The pull bot's two channels (``python -m bot_sdk connect --channel``)."""
+
+
 def overhead(store: Any, base: str, rounds: int, per_round: int) -> dict[str, Side]:
     from arena.http_seat import HttpSeat
     from arena.pull_transport import PullTransport
@@ -190,28 +196,32 @@ def overhead(store: Any, base: str, rounds: int, per_round: int) -> dict[str, Si
     from replays.log import SeatInfo
 
     obs_list = observations(max(1, rounds * per_round // 52 + 1))
-    ((bot_id, token),) = _pull_bots(store, 1, "overhead")
+    pulled = _pull_bots(store, len(CHANNELS), "overhead")
     port = free_port()
-    env = {"GONGZHU_BOT_SECRET": SECRET, "GONGZHU_BOT_TOKEN": token}
     web = _web_pids()
     with ExitStack() as stack:
+        env = {"GONGZHU_BOT_SECRET": SECRET}
         push_bot = stack.enter_context(bot_process(["serve", BOT, "--port", str(port)], env))
-        pull_bot = stack.enter_context(
-            bot_process(["connect", BOT, "--arena", base, "--bot-id", bot_id], env)
-        )
-        _wait(lambda: bot_id in store.mailbox.connected([bot_id]), 20, "the pull bot")
         url = f"http://127.0.0.1:{port}/bot"
-        _wait(lambda: _answers(url), 20, "the push bot")
         push = BotTransport(url, [SECRET], allow_private=True)
-        pull = PullTransport(store.mailbox, bot_id, [SECRET])
-        seats = {
-            "push": (HttpSeat(SeatInfo(0, "push", "push"), push), push_bot.pid, []),
-            "pull": (HttpSeat(SeatInfo(0, bot_id, "pull"), pull), pull_bot.pid, web),
-        }
+        seats = {"push": (HttpSeat(SeatInfo(0, "push", "push"), push), push_bot.pid, [])}
+        for channel, (bot_id, token) in zip(CHANNELS, pulled, strict=True):
+            command = ["connect", BOT, "--arena", base, "--bot-id", bot_id, "--channel", channel]
+            process = stack.enter_context(bot_process(command, {**env, "GONGZHU_BOT_TOKEN": token}))
+            pull = PullTransport(store.mailbox, bot_id, [SECRET])
+            seats[f"pull ({channel})"] = (
+                HttpSeat(SeatInfo(0, bot_id, "pull"), pull),
+                process.pid,
+                web,
+            )
+        for bot_id, _ in pulled:
+            _wait(lambda b=bot_id: b in store.mailbox.connected([b]), 20, "the pull bots")
+        _wait(lambda: _answers(url), 20, "the push bot")
         sides = {name: Side(name) for name in seats}
+        names = list(seats)
         n = 0
         for r in range(rounds):
-            for name in ("push", "pull") if r % 2 == 0 else ("pull", "push"):
+            for name in names if r % 2 == 0 else reversed(names):
                 seat, bot_pid, relays = seats[name]
                 side = sides[name]
                 cpu0, bot0, relay0 = time.process_time(), cpu_seconds(bot_pid), _cpu(relays)
@@ -282,7 +292,6 @@ def _idle_streams(base: str, tokens: list[tuple[str, str]], ready: Any, stop: An
 def _active_bots(base: str, tokens: list[tuple[str, str]], stop: Any) -> None:
     """The SDK's PullClient for each bot, in threads, until ``stop``."""
     from bot_sdk.connect import PullClient
-
     from bot_sdk.examples.lowest_card import LowestCard
     from bot_sdk.server import make_app
 
@@ -427,7 +436,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{args.hands} hands at once, {found['decisions']:,} pull decisions in "
                 f"{found['seconds']:.1f} s"
             )
-            calm = 1000 * statistics.median(sides["pull"].times)
+            calm = 1000 * statistics.median(sides["pull (websocket)"].times)
             print(
                 f"- pull decisions' round trip: p50 {found['p50_ms']:.0f} ms, p99 "
                 f"{found['p99_ms']:.0f} ms (calm, one at a time: p50 {calm:.2f} ms)"

@@ -72,8 +72,14 @@ def bots(store: Store) -> dict[str, tuple[str, str]]:
     return made
 
 
+WEBSOCKET = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13"}
+"""What a WebSocket client sends: the only requests the WebSocket route answers."""
+
+
 def _call(client: FlaskClient, method: str, path: str, token: str | None) -> Any:
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    if path.endswith("/ws"):
+        headers.update(WEBSOCKET)
     return client.open(path, method=method, headers=headers, json={})
 
 
@@ -120,9 +126,10 @@ def test_owner_endpoints_refuse_everyone_but_the_owner(
         _refusal(_call(client, method, path, theirs), 403)
         # and the other way round (whichever of the two ids sorts first)
         _refusal(_call(client, method, template.replace("{bot_id}", their_bot), my_token), 403)
+        upgrade = WEBSOCKET if path.endswith("/ws") else {}
         for header in ("Basic dXNlcjpwYXNz", "Bearer", "Bearer    ", "bearer\t"):
-            response = client.open(path, method=method, headers={"Authorization": header})
-            _refusal(response, 401)
+            headers = {"Authorization": header, **upgrade}
+            _refusal(client.open(path, method=method, headers=headers), 401)
 
 
 @pytest.mark.parametrize(

@@ -338,7 +338,6 @@ def test_the_document_states_the_bounds_of_pages_and_time_controls(document: Jso
 MISSING = "Missing data for required field."
 REQUIRED: dict[str, tuple[str, Callable[[Arena], TestResponse]]] = {
     "registration name": ("name", lambda arena: arena.register(name=LEFT_OUT)),
-    "registration endpoint": ("endpoint", lambda arena: arena.register(endpoint=LEFT_OUT)),
     "registration contact": ("contact", lambda arena: arena.register(contact=LEFT_OUT)),
     "tournament name": ("name", lambda arena: arena.tournament(name=LEFT_OUT)),
     "tournament participants": (
@@ -367,12 +366,19 @@ def test_a_required_field_left_out_is_refused_by_name(
     assert refused.json["error"] == "invalid" and refused.json["errors"] == {field: [MISSING]}
 
 
+def test_a_push_bot_left_without_an_endpoint_is_refused_by_name(arena: Arena) -> None:
+    refused = arena.register(endpoint=LEFT_OUT)  # a push bot, the default transport
+    assert refused.status_code == 422, refused.json
+    assert list(refused.json["errors"]) == ["endpoint"]
+    assert "needs the endpoint" in refused.json["errors"]["endpoint"][0]
+
+
 # What the document marks, in each schema of service/schemas.py, as required and as possibly
 # null: in an answer, what a client may count on (a client generated from the document relies on
 # both); in a request body, what it must send and what it may send as null.
 ANSWERS: dict[str, tuple[set[str], set[str]]] = {
-    "Bot": (set(), set()),
-    "BotPublic": (set(), set()),
+    "Bot": (set(), {"connected"}),
+    "BotPublic": (set(), {"connected"}),
     "BotCredentials": ({"bot", "token", "signing_secret"}, set()),
     "DoctorCheck": ({"name", "ok", "detail"}, set()),
     "Latency": ({"p50", "p90", "p99", "max"}, set()),
@@ -413,13 +419,13 @@ ANSWERS: dict[str, tuple[set[str], set[str]]] = {
     "PlayHint": (set(), set()),
     "PlayOpponent": (set(), set()),
     "Health": ({"status"}, set()),
-    "Ready": ({"status", "redis", "workers", "queue_depth"}, set()),
+    "Ready": ({"status", "redis", "workers", "queue_depth", "pull_bots_connected"}, set()),
     **{
         f"{item}Page": ({"items", "total", "page", "per_page"}, set())
         for item in ("BotPublic", "Tournament", "Match", "Rating")
     },
     # request bodies
-    "BotRegistration": ({"name", "endpoint", "contact"}, set()),
+    "BotRegistration": ({"name", "contact"}, {"endpoint"}),
     "BotUpdate": (set(), set()),
     "TournamentTemplate": ({"name"}, set()),
     "TournamentCreate": ({"name", "participants"}, set()),
