@@ -123,6 +123,14 @@ class Report:
             "latency_ms": self.latency_ms,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Report:
+        """The report :meth:`to_json` made (as the arena's API answers it)."""
+        report = cls(data["endpoint"], data["time_limit_ms"])
+        for check in data["checks"]:
+            report.add(check["name"], check["ok"], check["detail"])
+        return report
+
     def text(self) -> str:
         """The report card as lines for a terminal."""
         width = max(len(check.name) for check in self.checks)

@@ -28,7 +28,7 @@ from honcho.environ import parse_procfile
 from honcho.manager import Manager
 from honcho.printer import Printer
 
-from arena.doctor import examine
+from arena.doctor import Report, examine
 from arena.redis_server import redis_command
 from arena.settings import (
     DEFAULT_DATA_DIR,
@@ -271,21 +271,41 @@ def bots() -> None:
 
 @bots.command("register")
 @click.argument("name")
-@click.argument("endpoint")
+@click.argument("endpoint", required=False)
 @click.option("--contact", required=True, help="How the arena reaches the bot's owner.")
 @click.option("--description", default="")
+@click.option("--pull", is_flag=True, help="A bot that connects out (behind NAT): no ENDPOINT.")
 @url_option
-def register_bot(name: str, endpoint: str, contact: str, description: str, url: str | None) -> None:
-    """Register the bot NAME served at ENDPOINT; prints its id, token and signing secret (once)."""
-    body = {"name": name, "endpoint": endpoint, "contact": contact, "description": description}
+def register_bot(
+    *, name: str, endpoint: str | None, contact: str, description: str, pull: bool, url: str | None
+) -> None:
+    """Register the bot NAME served at ENDPOINT (or, with --pull, one that connects out); prints
+    its id, token and signing secret (once)."""
+    body = {
+        "name": name,
+        "contact": contact,
+        "description": description,
+        "transport": "pull" if pull else "push",
+        **({"endpoint": endpoint} if endpoint else {}),
+    }
+    arena = _arena(url)
     with _arena_errors():
-        made = _arena(url).call("POST", "/api/bots", json=body)
+        made = arena.call("POST", "/api/bots", json=body)
     _echo_json(made)
-    click.echo(
-        "Keep the token to manage the bot; serve the bot with the signing secret, then make it "
-        f"active: gongzhu bots verify {made['bot']['id']} --token TOKEN",
-        err=True,
-    )
+    bot_id = made["bot"]["id"]
+    if pull:
+        click.echo(
+            "Keep the token to manage the bot. Connect it (it verifies itself):\n"
+            "  GONGZHU_BOT_TOKEN=TOKEN GONGZHU_BOT_SECRET=SECRET python -m bot_sdk connect "
+            f"my_bot:MyBot --arena {arena.url} --bot-id {bot_id}",
+            err=True,
+        )
+    else:
+        click.echo(
+            "Keep the token to manage the bot; serve the bot with the signing secret, then make "
+            f"it active: gongzhu bots verify {bot_id} --token TOKEN",
+            err=True,
+        )
 
 
 @bots.command("verify")
@@ -391,7 +411,11 @@ def schedule_tournament(cron: str, name: str, url: str | None, token: str | None
         _echo_json(_arena(url, token).operator("POST", "/api/schedules", json=body))
 
 
-def _endpoint_url(context: click.Context, parameter: click.Parameter, value: str) -> str:
+def _endpoint_url(
+    context: click.Context, parameter: click.Parameter, value: str | None
+) -> str | None:
+    if value is None:
+        return None
     if urlsplit(value).scheme not in {"http", "https"} or not urlsplit(value).hostname:
         raise click.BadParameter(f"{value!r} is not an http:// or https:// URL")
     return value
@@ -399,18 +423,57 @@ def _endpoint_url(context: click.Context, parameter: click.Parameter, value: str
 
 @main.command()
 @click.option(
-    "--url", required=True, callback=_endpoint_url, help="Your bot's endpoint (not the arena's)."
+    "--url",
+    callback=_endpoint_url,
+    help="Your bot's endpoint (not the arena's): probe it from here.",
 )
 @click.option(
-    "--secret", envvar="GONGZHU_BOT_SECRET", required=True,
-    help="The bot's signing secret (env GONGZHU_BOT_SECRET).",
-)  # fmt: skip
+    "--secret",
+    envvar="GONGZHU_BOT_SECRET",
+    help="With --url: the bot's signing secret (env GONGZHU_BOT_SECRET).",
+)
+@click.option(
+    "--bot",
+    "bot_id",
+    help="A registered bot's id: the arena probes it (a pull bot through its connection).",
+)
+@click.option(
+    "--token", envvar="GONGZHU_BOT_TOKEN", help="With --bot: its token (env GONGZHU_BOT_TOKEN)."
+)
+@click.option(
+    "--arena",
+    "arena_url",
+    envvar="GONGZHU_URL",
+    help="With --bot: the arena (env GONGZHU_URL; default: the one of the data directory).",
+)
 @click.option("--time-limit-ms", default=DEFAULT_TIME_LIMIT_MS, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the report card as JSON.")
-def doctor(url: str, secret: str, time_limit_ms: int, as_json: bool) -> None:
-    """Probe a bot's endpoint the way the arena will call it, before or after registering it;
-    exits 1 when a check fails."""
-    report = examine(url, [secret], time_limit_ms=time_limit_ms, allow_private=True)
+def doctor(
+    *,
+    url: str | None,
+    secret: str | None,
+    bot_id: str | None,
+    token: str | None,
+    arena_url: str | None,
+    time_limit_ms: int,
+    as_json: bool,
+) -> None:
+    """Probe a bot the way the arena will call it and print a report card; exits 1 when a check
+    fails. Either --url and --secret (a push bot's endpoint, from this machine, before or after
+    registering it), or --bot and --token (any registered bot, push or pull, probed by the
+    arena; a pull bot must be connected)."""
+    if (url is None) == (bot_id is None):
+        raise click.UsageError("give --url (an endpoint) or --bot (a registered bot), not both")
+    if url is not None:
+        if not secret:
+            raise click.UsageError("--url needs --secret (or GONGZHU_BOT_SECRET)")
+        report = examine(url, [secret], time_limit_ms=time_limit_ms, allow_private=True)
+    else:
+        if not token:
+            raise click.UsageError("--bot needs --token (or GONGZHU_BOT_TOKEN)")
+        with _arena_errors():
+            found = _arena(arena_url).call("POST", f"/api/bots/{bot_id}/doctor", token=token)
+        report = Report.from_json(found)
     if as_json:
         _echo_json(report.to_json())
     else:

@@ -7,12 +7,14 @@ import json
 import queue
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import requests
 
+from bot_sdk.connect import Channel, PullClient
+from bot_sdk.server import BotApp
 from tests.service.service_support import bearer
 
 
@@ -82,6 +84,18 @@ class RawStream:
 
     def close(self) -> None:
         self.response.close()
+
+
+def connect(
+    stack: ExitStack, bot: PullBot, app: BotApp, channel: Channel = "websocket"
+) -> PullClient:
+    """The SDK's pull client serving ``app`` as ``bot``, in a thread until ``stack`` closes."""
+    client = PullClient(app, arena=bot.base, bot_id=bot.id, token=bot.token, channel=channel)
+    thread = threading.Thread(target=client.run, daemon=True)
+    thread.start()
+    stack.callback(thread.join, 10)
+    stack.callback(client.stop)
+    return client
 
 
 @contextmanager

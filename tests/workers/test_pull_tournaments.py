@@ -19,7 +19,6 @@ import pytest
 from arena.config import Config
 from arena.records import Format, MatchStatus
 from arena.store import Store
-from bot_sdk.connect import PullClient
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import Status
 from bot_sdk.server import make_app
@@ -28,7 +27,7 @@ from service.app import create_app
 from tests.pages.pages_support import serving
 from tests.workers.conftest import ROOT
 from tests.workers.crashes import wait_for
-from tests.workers.pull_support import PullBot, register_pull
+from tests.workers.pull_support import PullBot, connect, register_pull
 from tests.workers.test_worker_tournaments import (
     _assert_counted_once,
     _done,
@@ -51,19 +50,6 @@ def stack() -> Iterator[ExitStack]:
         yield stack
 
 
-def _connected(stack: ExitStack, bot: PullBot) -> PullClient:
-    """The SDK's pull client for ``bot`` (LowestCard) in a thread, until the test ends; it
-    verifies the pending bot by itself."""
-    client = PullClient(
-        make_app(LowestCard, bot.secret), arena=bot.base, bot_id=bot.id, token=bot.token
-    )
-    thread = threading.Thread(target=client.run, daemon=True)
-    thread.start()
-    stack.callback(thread.join, 10)
-    stack.callback(client.stop)
-    return client
-
-
 def _active(store: Store, bot_id: str) -> bool:
     found = store.get_bot(bot_id)
     return found is not None and found.status.value == "active"
@@ -75,7 +61,7 @@ def test_a_tournament_of_push_pull_and_house_bots_completes(
     pushed = [_register(store, stack, LowestCard, f"push-{i}") for i in range(2)]
     pulled = [register_pull(web, f"pull-{i}") for i in range(2)]
     for bot in pulled:
-        _connected(stack, bot)
+        connect(stack, bot, make_app(LowestCard, bot.secret))
     for bot in pulled:
         wait_for(lambda bot=bot: _active(store, bot.id), 10, "the pull bot to verify itself")
     participants = [*pushed, *(b.id for b in pulled), "house:easy"]

@@ -23,6 +23,7 @@ from arena.records import (
     Tournament,
     TournamentSpec,
     TournamentStatus,
+    Transport,
 )
 from arena.store import Store, codecs
 from referee import Rules
@@ -129,7 +130,18 @@ def test_a_stored_bot_loads_and_is_written_the_same(store: Store) -> None:
         "bot_a", "Beta", "http://b", "拱猪 bot", "c", BotStatus.ACTIVE, "1", T0, T1, True, 3, 1
     )
     assert store.get_bot("bot_a") == bot
-    assert codecs.bot_fields(bot) == _written(codecs.bot_fields(bot), BOT)
+    # written the same, and since pull bots with its transport (a bot stored before is push)
+    fields = codecs.bot_fields(bot)
+    assert fields == {**_written({k: v for k, v in fields.items() if k != "transport"}, BOT),
+                      "transport": "push"}  # fmt: skip
+
+
+def test_a_stored_pull_bot_loads_and_is_written_the_same(store: Store) -> None:
+    stored = {**BOT, "endpoint": "", "transport": "pull"}
+    store.redis.hset("gz:bot:bot_a", mapping=stored)
+    bot = store.get_bot("bot_a")
+    assert bot is not None and bot.transport is Transport.PULL and bot.endpoint == ""
+    assert codecs.bot_fields(bot) == _written(codecs.bot_fields(bot), stored)
 
 
 def test_a_bot_stored_before_human_games_and_counters_loads_with_their_defaults(
