@@ -649,11 +649,10 @@ def test_connect_needs_a_token() -> None:
     assert "set GONGZHU_BOT_TOKEN (or --token) to the bot's API token" in result.output
 
 
-def test_connect_exits_non_zero_with_the_arenas_message(ws_arena: FakeArena) -> None:
-    arena = ws_arena
+def test_connect_exits_non_zero_with_the_arenas_message(arena: FakeArena) -> None:
     env = {**os.environ, "GONGZHU_BOT_SECRET": SECRET, "GONGZHU_BOT_TOKEN": "gzt_wrong"}
     command = [sys.executable, "-m", "bot_sdk", "connect", LOWEST_CARD,
-               "--arena", arena.url, "--bot-id", BOT_ID]  # fmt: skip
+               "--arena", arena.url, "--bot-id", BOT_ID, "--channel", arena.channel]  # fmt: skip
     result = subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=20, check=False
     )
@@ -663,11 +662,12 @@ def test_connect_exits_non_zero_with_the_arenas_message(ws_arena: FakeArena) -> 
     )
 
 
-def test_the_command_connects_answers_and_stops_on_sigterm(ws_arena: FakeArena) -> None:
-    arena = ws_arena
+def test_the_command_connects_answers_and_stops_on_sigterm(arena: FakeArena) -> None:
     env = {**os.environ, "GONGZHU_BOT_SECRET": SECRET, "GONGZHU_BOT_TOKEN": TOKEN}
     command = [sys.executable, "-m", "bot_sdk", "connect", LOWEST_CARD,
                "--arena", arena.url, "--bot-id", BOT_ID]  # fmt: skip
+    if arena.channel == "stream":
+        command += ["--channel", "stream"]  # the WebSocket is the default
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
