@@ -282,7 +282,6 @@ def _idle_streams(base: str, tokens: list[tuple[str, str]], ready: Any, stop: An
 def _active_bots(base: str, tokens: list[tuple[str, str]], stop: Any) -> None:
     """The SDK's PullClient for each bot, in threads, until ``stop``."""
     from bot_sdk.connect import PullClient
-
     from bot_sdk.examples.lowest_card import LowestCard
     from bot_sdk.server import make_app
 
