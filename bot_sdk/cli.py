@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import click
 
 from bot_sdk.bot import Bot
-from bot_sdk.connect import ArenaRefusedError, PullClient
+from bot_sdk.connect import CHANNELS, ArenaRefusedError, Channel, PullClient
 from bot_sdk.dispatch import DEFAULT_MARGIN_MS, BotSource
 from bot_sdk.practice import practice_command
 from bot_sdk.server import BotApp, make_app, serve_app
@@ -121,13 +121,31 @@ def serve(*, target: str, host: str, port: int, threads: int, **options: Any) ->
     show_envvar=True,
     help="The bot's API token from the arena (better from the environment than the command line).",
 )
+@click.option(
+    "--channel",
+    type=click.Choice(CHANNELS),
+    default="websocket",
+    show_default=True,
+    help="websocket: one connection carries the requests and the answers (the fastest). "
+    "stream: an NDJSON stream and a POST per answer, plain HTTP: use it when a proxy or firewall "
+    "blocks WebSockets (the WebSocket does not go through HTTPS_PROXY).",
+)
 @bot_options
-def connect(*, target: str, arena: str, bot_id: str, token: str | None, **options: Any) -> None:
+def connect(
+    *,
+    target: str,
+    arena: str,
+    bot_id: str,
+    token: str | None,
+    channel: Channel,
+    **options: Any,
+) -> None:
     """Serve the bot TARGET by connecting out to the arena: for a bot the arena cannot reach
     (behind NAT or a firewall). TARGET is written module:Class or path/to/file.py:Class."""
     if not token:
         raise click.UsageError("set GONGZHU_BOT_TOKEN (or --token) to the bot's API token")
-    client = PullClient(prepare_bot(target, **options), arena=arena, bot_id=bot_id, token=token)
+    app = prepare_bot(target, **options)
+    client = PullClient(app, arena=arena, bot_id=bot_id, token=token, channel=channel)
     with _stopping_on_signals(client):
         try:
             client.run()

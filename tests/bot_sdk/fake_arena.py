@@ -1,9 +1,11 @@
-"""A fake arena on a loopback port for the pull client's tests: the bot's NDJSON stream, its
-answers and its verification, as the pull transport's wire format has them, recording every
-answer the bot POSTs."""
+"""A fake arena on a loopback port for the pull client's tests: the bot's two channels (the
+NDJSON stream with its POSTed answers, and the WebSocket that carries both ways) and its
+verification, as the pull transport's wire format has them, recording every answer the bot
+sends."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import queue
@@ -14,7 +16,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
+
+import simple_websocket
 
 from bot_sdk.protocol import Message, decode, encode, hello_request, parse_hello_answer
 from bot_sdk.signing import sign
@@ -38,11 +42,13 @@ class Offered:
 
 @dataclass
 class Answer:
-    """One POST of the bot to an answer URL, and the client port it came from."""
+    """One answer of the bot: a POST to an answer URL or an ``answer`` message on the WebSocket
+    (``via``), and the client port it came from."""
 
     id: str
     body: bytes
     port: int
+    via: str
 
     @property
     def message(self) -> Any:
@@ -57,6 +63,8 @@ class Refusal:
     error: str
     message: str
     headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+    """A body that is not the arena's JSON error (a proxy's page, say), sent instead."""
 
 
 class _Control:
@@ -65,9 +73,9 @@ class _Control:
 
 
 BREAK = _Control("break")
-"""Cut the connection without ending the chunked body."""
+"""Cut the connection without ending the chunked body (or closing the WebSocket)."""
 END = _Control("end")
-"""End the stream's body cleanly, without a bye."""
+"""End the stream's body (or close the WebSocket) cleanly, without a bye."""
 STALL = _Control("stall")
 """Send nothing more, not even keep-alives, and keep the connection open."""
 
@@ -78,12 +86,21 @@ class FakeArena:
     A request offered while the bot is connected goes out on its stream; requests that wait
     for an answer are sent again on the next stream, re-signed, as the arena does. ``lost``
     ids have their answers recorded but not taken (as if lost on the way), so they stay
-    waiting; ``refused_answers`` ids are answered with an error.
+    waiting; ``refused_answers`` ids are answered with an error (on the WebSocket, a
+    ``refused`` message). ``ws_other`` records whatever the bot sends on a WebSocket that is not
+    a well-formed answer.
     """
 
-    def __init__(self, *, status: str = "active", heartbeat_s: float = 0.2) -> None:
+    def __init__(
+        self, *, status: str = "active", heartbeat_s: float = 0.2, channel: str = "websocket"
+    ) -> None:
+        self.channel = channel
+        """The channel the tests' clients use; the fake serves both."""
         self.status = status
         self.heartbeat_s = heartbeat_s
+        self.keep_alives = True
+        """Whether to send a keep-alive every ``heartbeat_s`` while idle (the welcome still
+        says ``heartbeat_s`` when not)."""
         self.changed = threading.Condition()
         self.waiting: dict[str, Offered] = {}
         self.answered: set[str] = set()
@@ -97,6 +114,7 @@ class FakeArena:
         self.lost: set[str] = set()
         self.refused_answers: dict[str, tuple[int, str]] = {}
         self.verify_calls = 0
+        self.ws_other: list[str | bytes] = []
         self.closed = False
         self._outbox: queue.Queue[bytes | _Control] | None = None
         self._ids = itertools.count(1)
@@ -149,7 +167,8 @@ class FakeArena:
         return self.answer(self.offer(message))
 
     def send(self, line: Message | str | bytes | _Control) -> None:
-        """Send a line (or a control) over the open stream, waiting for one to be open."""
+        """Send a line (or a control) over the open connection, waiting for one to be open: on
+        the WebSocket, a line is a text message."""
         if isinstance(line, _Control | bytes):
             self._put(line)
         else:
@@ -198,9 +217,11 @@ class FakeArena:
                 self._outbox = None
             self.changed.notify_all()
 
-    def _take_answer(self, request_id: str, body: bytes, port: int) -> tuple[int, Message | None]:
+    def _take_answer(
+        self, request_id: str, body: bytes, port: int, via: str
+    ) -> tuple[int, Message | None]:
         with self.changed:
-            self.answers.append(Answer(request_id, body, port))
+            self.answers.append(Answer(request_id, body, port, via))
             self.changed.notify_all()
             if request_id in self.refused_answers:
                 status, message = self.refused_answers[request_id]
@@ -213,6 +234,11 @@ class FakeArena:
                 return 404, _error(404, "not_found", f"no request {request_id} is waiting")
             self.answered.add(request_id)
             return 204, None
+
+    def _other(self, data: str | bytes) -> None:
+        with self.changed:
+            self.ws_other.append(data)
+            self.changed.notify_all()
 
     def _verify(self) -> tuple[int, Message]:
         with self.changed:
@@ -245,6 +271,47 @@ def _error(status: int, error: str, message: str) -> Message:
     return {"status": status, "error": error, "message": message}
 
 
+class _Sink(Protocol):
+    """Where a connection's lines go: the chunked stream or the WebSocket."""
+
+    def line(self, data: bytes) -> None: ...
+    def keep_alive(self) -> None: ...
+    def end(self) -> None: ...
+
+
+class _ChunkedSink:
+    def __init__(self, handler: _Handler) -> None:
+        self._handler = handler
+
+    def line(self, data: bytes) -> None:
+        self._handler._chunk(data)
+
+    def keep_alive(self) -> None:
+        self._handler._chunk(b"\n")
+
+    def end(self) -> None:
+        self._handler._chunk(b"")
+
+
+class _WebSocketSink:
+    def __init__(self, ws: simple_websocket.Server) -> None:
+        self._ws = ws
+
+    def line(self, data: bytes) -> None:
+        self._ws.send(data.removesuffix(b"\n").decode())
+
+    def keep_alive(self) -> None:
+        self._ws.send("")
+
+    def end(self) -> None:
+        self._ws.close()
+
+
+class _DaemonThread(threading.Thread):
+    def __init__(self, target: Callable[..., Any]) -> None:
+        super().__init__(target=target, daemon=True)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # chunked streams and kept-alive answers
 
@@ -263,14 +330,17 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _reply(
-        self, status: int, body: Message | None, headers: dict[str, str] | None = None
+        self, status: int, body: Message | bytes | None, headers: dict[str, str] | None = None
     ) -> None:
-        data = b"" if body is None else json.dumps(body).encode()
+        raw = isinstance(body, bytes)
+        data = (
+            body if isinstance(body, bytes) else b"" if body is None else json.dumps(body).encode()
+        )
         self.send_response(status)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         if body is not None:
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/html" if raw else "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -288,7 +358,8 @@ class _Handler(BaseHTTPRequestHandler):
         return parts[3:]
 
     def do_GET(self) -> None:
-        if self._parts() != ["stream"]:
+        parts = self._parts()
+        if parts not in (["stream"], ["ws"]):
             self._reply(404, _error(404, "not_found", "no such bot"))
             return
         arena = self.arena
@@ -301,9 +372,12 @@ class _Handler(BaseHTTPRequestHandler):
         if refusal is not None:
             self._reply(
                 refusal.status,
-                _error(refusal.status, refusal.error, refusal.message),
+                refusal.raw or _error(refusal.status, refusal.error, refusal.message),
                 refusal.headers,
             )
+            return
+        if parts == ["ws"]:
+            self._websocket()
             return
         self.close_connection = True
         self.send_response(200)
@@ -312,17 +386,80 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         outbox, waiting, bye = arena._open_stream()
         try:
-            self._stream(outbox, waiting, bye)
+            self._stream(_ChunkedSink(self), outbox, waiting, bye)
         except OSError:
             pass  # the bot hung up
         finally:
             arena._close_stream(outbox)
 
+    def _websocket(self) -> None:
+        """The WebSocket channel: simple_websocket's server on this handler's socket, given the
+        request's headers as the WSGI environ it expects (werkzeug's key for the socket)."""
+        self.close_connection = True
+        if self.headers.get("Upgrade", "").lower() != "websocket":
+            self._reply(400, _error(400, "bad_request", "not a WebSocket upgrade"))
+            return
+        environ: dict[str, Any] = {"werkzeug.socket": self.connection}
+        for name, value in self.headers.items():
+            environ["HTTP_" + name.upper().replace("-", "_")] = value
+        ws = simple_websocket.Server(environ, thread_class=_DaemonThread)
+        arena = self.arena
+        outbox, waiting, bye = arena._open_stream()
+        reader = threading.Thread(
+            target=self._read_answers, args=(ws, outbox), daemon=True, name="fake-arena-ws"
+        )
+        reader.start()
+        try:
+            self._stream(_WebSocketSink(ws), outbox, waiting, bye)
+        except (OSError, simple_websocket.ConnectionClosed):
+            pass  # the bot hung up
+        finally:
+            arena._close_stream(outbox)
+            with contextlib.suppress(OSError, simple_websocket.ConnectionClosed):
+                ws.close()
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            reader.join(WAIT_S)
+
+    def _read_answers(
+        self, ws: simple_websocket.Server, outbox: queue.Queue[bytes | _Control]
+    ) -> None:
+        """Take the answers sent on the WebSocket; a refusal goes back as a ``refused``."""
+        arena, port = self.arena, self.client_address[1]
+        while True:
+            try:
+                data = ws.receive()
+            except simple_websocket.ConnectionClosed:
+                return
+            try:
+                message = json.loads(data) if isinstance(data, str) else None
+            except ValueError:
+                message = None
+            if (
+                not isinstance(message, dict)
+                or set(message) != {"type", "id", "body"}
+                or message["type"] != "answer"
+                or not isinstance(message["id"], str)
+                or not isinstance(message["body"], str)
+            ):
+                arena._other(data or "")
+                continue
+            _, error = arena._take_answer(
+                message["id"], message["body"].encode(), port, "websocket"
+            )
+            if error is not None:
+                refused = {"type": "refused", "id": message["id"], **error}
+                outbox.put(json.dumps(refused).encode() + b"\n")
+
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
 
     def _stream(
-        self, outbox: queue.Queue[bytes | _Control], waiting: list[Offered], bye: bool
+        self,
+        sink: _Sink,
+        outbox: queue.Queue[bytes | _Control],
+        waiting: list[Offered],
+        bye: bool,
     ) -> None:
         arena = self.arena
         welcome = {
@@ -332,31 +469,31 @@ class _Handler(BaseHTTPRequestHandler):
             "heartbeat_s": arena.heartbeat_s,
             "protocol": "gongzhu-bot/1",
         }
-        self._chunk(json.dumps(welcome).encode() + b"\n")
+        sink.line(json.dumps(welcome).encode() + b"\n")
         for offered in waiting:  # sent again, re-signed
-            self._chunk(_request_line(offered))
+            sink.line(_request_line(offered))
         if bye:
-            self._chunk(b'{"type": "bye", "reason": "shutdown", "message": "restarting"}\n')
-            self._chunk(b"")
+            sink.line(b'{"type": "bye", "reason": "shutdown", "message": "restarting"}\n')
+            sink.end()
             return
         stalled = False
         while not arena.closed:
             try:
                 item = outbox.get(timeout=arena.heartbeat_s)
             except queue.Empty:
-                if not stalled:
-                    self._chunk(b"\n")
+                if not stalled and arena.keep_alives:
+                    sink.keep_alive()
                 continue
             if item is BREAK:
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
             if item is END:
-                self._chunk(b"")
+                sink.end()
                 return
             if item is STALL:
                 stalled = True
             elif isinstance(item, bytes) and not stalled:
-                self._chunk(item)
+                sink.line(item)
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -365,7 +502,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized():
             return
         if len(parts) == 2 and parts[0] == "answers":
-            status, answer = self.arena._take_answer(parts[1], body, self.client_address[1])
+            status, answer = self.arena._take_answer(parts[1], body, self.client_address[1], "post")
             self._reply(status, answer)
         elif parts == ["verify-endpoint"]:
             self._reply(*self.arena._verify())

@@ -1,6 +1,8 @@
-"""The pull transport (``python -m bot_sdk connect``) against a fake arena on loopback: requests
-answered over the stream, signatures, notices, reconnects and redelivery, verification,
-refusals, back-off and concurrency."""
+"""The pull transport (``python -m bot_sdk connect``) against a fake arena on loopback, over
+both channels (the WebSocket and the NDJSON stream) where they behave alike: requests answered,
+signatures, notices, reconnects and redelivery, verification, refusals, back-off, concurrency and
+stopping; then what only the WebSocket does (answers on the socket, ``refused`` messages,
+empty keep-alives, refusals that are not the arena's)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import logging
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -24,7 +27,7 @@ from click.testing import CliRunner
 
 from bot_sdk import Bot
 from bot_sdk.cli import main
-from bot_sdk.connect import ArenaRefusedError, PullClient, backoff_delay
+from bot_sdk.connect import CHANNELS, ArenaRefusedError, Channel, PullClient, backoff_delay
 from bot_sdk.dispatch import BotSource
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import Message, answer_of, decision_request, hello_request, read_decision
@@ -53,10 +56,29 @@ LOWEST_CARD = "bot_sdk.examples.lowest_card:LowestCard"
 LOWEST_HELLO = {"name": "lowest-card", "protocol": "gongzhu-bot/1", "version": "1.0"}
 
 
+@pytest.fixture(params=CHANNELS)
+def channel(request: pytest.FixtureRequest) -> Channel:
+    """Each test using it runs once per channel."""
+    value: Channel = request.param
+    return value
+
+
 @pytest.fixture
-def arena() -> Iterator[FakeArena]:
-    with FakeArena().running() as running:
+def arena(channel: Channel) -> Iterator[FakeArena]:
+    with FakeArena(channel=channel).running() as running:
         yield running
+
+
+@pytest.fixture
+def ws_arena() -> Iterator[FakeArena]:
+    """For what only the WebSocket does."""
+    with FakeArena(channel="websocket").running() as running:
+        yield running
+
+
+def via(arena: FakeArena) -> str:
+    """How the answers reach the arena on the channel the arena's clients use."""
+    return "websocket" if arena.channel == "websocket" else "post"
 
 
 @dataclass
@@ -84,7 +106,7 @@ def pull_client(
 ) -> PullClient:
     app = app or make_app(bot, None if insecure else SECRET, verify_signatures=not insecure)
     settings: dict[str, Any] = {"token": TOKEN, "backoff_base_s": 0.05, "backoff_cap_s": 0.2,
-                                "drain_s": 1.0}  # fmt: skip
+                                "drain_s": 1.0, "channel": arena.channel}  # fmt: skip
     return PullClient(app, arena=arena.url, bot_id=BOT_ID, **settings | options)
 
 
@@ -135,7 +157,7 @@ def wait_until(condition: Callable[[], object], timeout: float = WAIT_S) -> bool
 # -- answers ----------------------------------------------------------------------------------
 
 
-def test_a_real_match_is_answered_over_the_stream_and_its_notices_are_not(
+def test_a_real_match_is_answered_and_its_notices_are_not(
     arena: FakeArena,
 ) -> None:
     RecordingBot.instances.clear()
@@ -157,9 +179,14 @@ def test_a_real_match_is_answered_over_the_stream_and_its_notices_are_not(
     assert decisions > 100
     assert len(notices) == 4 * 2 + 4 and not [a for a in arena.answers if a.id in notices]
     assert len(arena.answers) == decisions + 1
-    # A few kept-alive connections carried all the answers (a second one opens when an answer
-    # is POSTed before the last one's connection is back in the pool).
-    assert len({a.port for a in arena.answers}) < 5
+    assert {a.via for a in arena.answers} == {via(arena)}
+    assert arena.ws_other == []  # the bot sends nothing but answers
+    if arena.channel == "websocket":
+        assert len({a.port for a in arena.answers}) == 1  # all on the one socket
+    else:
+        # A few kept-alive connections carried all the answers (a second one opens when an
+        # answer is POSTed before the last one's connection is back in the pool).
+        assert len({a.port for a in arena.answers}) < 5
 
 
 def test_a_decision_is_answered_in_time_counted_from_when_its_line_was_read(
@@ -189,7 +216,7 @@ def test_a_request_whose_signature_does_not_verify_is_dropped(
         assert arena.ask(hello_request()) == LOWEST_HELLO  # the stream goes on
         assert wait_until(lambda: logged(caplog, f"request {bad} not answered (unauthorized)"))
     assert logged(caplog, why)
-    assert arena.answers_to(bad) == []
+    assert arena.answers_to(bad) == [] and arena.ws_other == []
 
 
 def test_insecure_answers_unsigned_requests(arena: FakeArena) -> None:
@@ -213,7 +240,7 @@ def test_malformed_requests_and_junk_lines_are_logged_and_skipped(
     assert arena.answers_to(malformed) == [] and arena.answers_to("req-x") == []
     assert logged(caplog, "not JSON") and logged(caplog, "not an object")
     assert logged(caplog, "without a string id")
-    assert logged(caplog, "ignored a stream line of type 'telemetry'", logging.DEBUG)
+    assert logged(caplog, "ignored a message of type 'telemetry'", logging.DEBUG)
 
 
 def test_an_answer_the_arena_refuses_is_logged_with_its_message(
@@ -225,7 +252,9 @@ def test_an_answer_the_arena_refuses_is_logged_with_its_message(
         assert arena.offer(ask(play_obs())) == request_id
         assert wait_until(lambda: logged(caplog, "too late: the arena answered the fallback"))
         assert arena.ask(hello_request()) == LOWEST_HELLO  # nothing crashed
-    assert logged(caplog, f"request {request_id}: the arena did not take the answer (409")
+    assert logged(caplog, f"request {request_id}: the arena did not take the answer (409 conflict)")
+    assert [a.via for a in arena.answers_to(request_id)] == [via(arena)]
+    assert arena.ws_other == []  # a refusal is not answered
 
 
 # -- concurrency ------------------------------------------------------------------------------
@@ -284,6 +313,27 @@ def test_a_slow_decision_does_not_hold_up_the_next_request(arena: FakeArena) -> 
         assert arena.answer(slow) == {"card": "3C"}
 
 
+class Pondering(Bot):
+    """Thinks a little over each decision, so that many are in hand at once."""
+
+    name = "pondering"
+
+    def play(self, obs: Observation) -> Card:
+        time.sleep(0.02)
+        return obs.legal.lowest()
+
+
+def test_many_answers_sent_at_once_all_arrive_whole(arena: FakeArena) -> None:
+    with connected(arena, Pondering):
+        ids = [
+            arena.offer(ask(play_obs(), match_id=f"m{n}", decision_id=f"m{n}:1:0"))
+            for n in range(40)
+        ]
+        assert arena.wait_for(lambda: len(arena.answers) == 40)
+    assert [arena.answer(i) for i in ids] == [{"card": "3C"}] * 40
+    assert {a.via for a in arena.answers} == {via(arena)} and arena.ws_other == []
+
+
 # -- reconnects -------------------------------------------------------------------------------
 
 
@@ -330,6 +380,18 @@ def test_a_silent_stream_is_taken_for_dead_after_three_heartbeats(arena: FakeAre
         assert arena.wait_for(lambda: arena.connections == 2)
         assert time.monotonic() - started < 2
         assert arena.ask(hello_request()) == LOWEST_HELLO
+
+
+def test_keep_alives_keep_a_quiet_connection_open(
+    arena: FakeArena, caplog: pytest.LogCaptureFixture
+) -> None:
+    arena.heartbeat_s = 0.05
+    with connected(arena):
+        assert arena.ask(hello_request()) == LOWEST_HELLO
+        time.sleep(0.5)  # ten keep-alives, and nothing else: more than three heartbeats
+        assert arena.ask(hello_request()) == LOWEST_HELLO
+    assert arena.connections == 1
+    assert not logged(caplog, "ignored")  # a keep-alive is not a message to complain about
 
 
 def test_bye_shutdown_reconnects(arena: FakeArena) -> None:
@@ -424,15 +486,15 @@ def test_503_without_retry_after_backs_off_and_retries(arena: FakeArena) -> None
 # -- verification -----------------------------------------------------------------------------
 
 
-def test_a_pending_bot_asks_the_arena_to_verify_it_over_its_stream(
-    caplog: pytest.LogCaptureFixture,
+def test_a_pending_bot_asks_the_arena_to_verify_it_over_its_connection(
+    caplog: pytest.LogCaptureFixture, channel: Channel
 ) -> None:
     caplog.set_level(logging.INFO, logger="bot_sdk.connect")
-    with FakeArena(status="pending").running() as arena, connected(arena):
+    with FakeArena(status="pending", channel=channel).running() as arena, connected(arena):
         assert wait_until(lambda: logged(caplog, "verified: the bot is active", logging.INFO))
     assert arena.verify_calls == 1 and arena.status == "active"
     (hello,) = arena.answers
-    assert hello.message == LOWEST_HELLO
+    assert hello.message == LOWEST_HELLO and hello.via == via(arena)
 
 
 def test_an_active_bot_is_not_verified_again(arena: FakeArena) -> None:
@@ -455,6 +517,124 @@ def test_stop_returns_at_once_between_keep_alives(arena: FakeArena) -> None:
     assert arena.connections == 1
 
 
+def test_stop_still_sends_the_answers_in_hand(arena: FakeArena) -> None:
+    SlowFirst.entered.clear()
+    SlowFirst.release.clear()
+    with connected(arena, SlowFirst) as running:
+        slow = arena.offer(ask(play_obs(), limit_ms=10_000))
+        assert SlowFirst.entered.wait(WAIT_S)
+        running.client.stop()
+        threading.Timer(0.2, SlowFirst.release.set).start()
+        assert running.finished() is None
+        assert arena.wait_for(lambda: bool(arena.answers_to(slow)))
+    assert [(a.message, a.via) for a in arena.answers_to(slow)] == [({"card": "3C"}, via(arena))]
+
+
+def test_an_unknown_channel_is_refused() -> None:
+    with pytest.raises(ValueError, match="channel must be one of websocket, stream"):
+        PullClient(make_app(LowestCard, SECRET), arena="http://127.0.0.1:9", bot_id=BOT_ID,
+                   token=TOKEN, channel="pigeon")  # type: ignore[arg-type]  # fmt: skip
+
+
+# -- only on the WebSocket --------------------------------------------------------------------
+
+
+def test_a_refused_message_is_logged_and_not_answered(
+    ws_arena: FakeArena, caplog: pytest.LogCaptureFixture
+) -> None:
+    arena = ws_arena
+    with connected(arena):
+        assert arena.ask(hello_request()) == LOWEST_HELLO
+        arena.send({"type": "refused", "id": "req-9", "status": 413, "error": "too_large",
+                    "message": "an answer is at most 64 KiB"})  # fmt: skip
+        expected = (
+            "request req-9: the arena did not take the answer (413 too_large): an answer is at "
+            "most 64 KiB"
+        )
+        assert wait_until(lambda: logged(caplog, expected))
+        assert arena.ask(hello_request()) == LOWEST_HELLO
+    assert arena.connections == 1 and arena.ws_other == []
+
+
+def test_an_empty_message_is_a_keep_alive(
+    ws_arena: FakeArena, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The test sends the empty messages, not the fake's timer; once they stop, the silence
+    ends the connection after three heartbeats."""
+    caplog.set_level(logging.DEBUG, logger="bot_sdk.connect")
+    arena = ws_arena
+    arena.heartbeat_s, arena.keep_alives = 0.1, False
+    with connected(arena):
+        assert arena.wait_for(lambda: arena.connections == 1)
+        for _ in range(10):  # 0.6 s: twice the silence that ends a connection
+            arena.send(b"")  # an empty text message
+            time.sleep(0.06)
+        assert arena.connections == 1
+        assert not logged(caplog, "ignored", logging.DEBUG)
+        started = time.monotonic()
+        assert arena.wait_for(lambda: arena.connections == 2)  # silence, then
+        assert 0.2 <= time.monotonic() - started < 1
+
+
+class _ByteByByte:
+    """A socket whose sendall writes a few bytes at a time, letting other threads in between:
+    sends that are not serialised interleave their frames."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def sendall(self, data: bytes) -> None:
+        for start in range(0, len(data), 3):
+            self._sock.sendall(data[start : start + 3])
+            time.sleep(0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+def test_answers_sent_from_many_threads_at_once_do_not_interleave(
+    ws_arena: FakeArena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arena = ws_arena
+    create_connection = socket.create_connection
+    monkeypatch.setattr(
+        socket, "create_connection", lambda *a, **k: _ByteByByte(create_connection(*a, **k))
+    )
+    with connected(arena, Pondering):
+        ids = [
+            arena.offer(ask(play_obs(), match_id=f"m{n}", decision_id=f"m{n}:1:0"))
+            for n in range(40)
+        ]
+        assert arena.wait_for(lambda: len(arena.answers) == 40 or bool(arena.ws_other))
+    assert arena.ws_other == [] and arena.connections == 1
+    assert [arena.answer(i) for i in ids] == [{"card": "3C"}] * 40
+
+
+def test_a_refusal_that_is_not_the_arenas_suggests_the_stream(ws_arena: FakeArena) -> None:
+    arena = ws_arena
+    page = b"<html><body>WebSockets are not allowed here</body></html>"
+    arena.refusals.append(Refusal(403, "", "", raw=page))
+    with connected(arena) as running:
+        refused = running.finished()
+    assert isinstance(refused, ArenaRefusedError) and refused.status == 403
+    assert str(refused) == (
+        f"the arena refused the connection (403): {page.decode()} (not the arena's answer: a "
+        "proxy or firewall that blocks WebSockets? try --channel stream)"
+    )
+
+
+def test_a_web_page_instead_of_a_websocket_is_logged_and_retried(
+    ws_arena: FakeArena, caplog: pytest.LogCaptureFixture
+) -> None:
+    arena = ws_arena
+    arena.refusals.append(Refusal(200, "", "", raw=b"<html>a blog</html>"))
+    with connected(arena, backoff_base_s=0.2):
+        assert arena.ask(hello_request()) == LOWEST_HELLO
+    assert logged(caplog, "answered 200, not a WebSocket: is --arena the arena's address?")
+    first, second = arena.attempts[:2]
+    assert second - first >= 0.2  # not at once
+
+
 # -- the command ------------------------------------------------------------------------------
 
 
@@ -472,7 +652,7 @@ def test_connect_needs_a_token() -> None:
 def test_connect_exits_non_zero_with_the_arenas_message(arena: FakeArena) -> None:
     env = {**os.environ, "GONGZHU_BOT_SECRET": SECRET, "GONGZHU_BOT_TOKEN": "gzt_wrong"}
     command = [sys.executable, "-m", "bot_sdk", "connect", LOWEST_CARD,
-               "--arena", arena.url, "--bot-id", BOT_ID]  # fmt: skip
+               "--arena", arena.url, "--bot-id", BOT_ID, "--channel", arena.channel]  # fmt: skip
     result = subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=20, check=False
     )
@@ -486,6 +666,8 @@ def test_the_command_connects_answers_and_stops_on_sigterm(arena: FakeArena) -> 
     env = {**os.environ, "GONGZHU_BOT_SECRET": SECRET, "GONGZHU_BOT_TOKEN": TOKEN}
     command = [sys.executable, "-m", "bot_sdk", "connect", LOWEST_CARD,
                "--arena", arena.url, "--bot-id", BOT_ID]  # fmt: skip
+    if arena.channel == "stream":
+        command += ["--channel", "stream"]  # the WebSocket is the default
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -498,8 +680,10 @@ def test_the_command_connects_answers_and_stops_on_sigterm(arena: FakeArena) -> 
         process.kill()
         process.wait()
     assert process.returncode == 0, output
-    assert "connected to" in output and "lowest-card 1.0, status active" in output
+    assert f"connected to {arena.url} over {arena.channel}" in output
+    assert "lowest-card 1.0, status active" in output
     assert "stopped" in output
+    assert [a.via for a in arena.answers] == [via(arena)]
 
 
 def test_serve_and_connect_share_their_bot_options() -> None:
