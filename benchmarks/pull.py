@@ -22,9 +22,11 @@ shown apart.
 process of their own, reading keep-alives), while ``--active`` more, connected by the SDK in
 another process, play concurrent matches of ``--hands`` hands, four pull bots a table (a table
 short of four is filled with house Easy bots), each match in a thread of this process as a
-worker would play it. It reports that every stream is connected (``/ready``), the decisions'
-round trips under that load beside the calm figure of the first part, ``/health``'s latency
-during the matches, and the web processes' memory.
+worker would play it; then the same matches are played again at once with a push bot (one
+``python -m bot_sdk serve`` with 16 threads) in the pull bots' seats, the crowd still connected.
+It reports that every stream is connected (``/ready``), the decisions' round trips of both
+beside the calm figure of the first part, ``/health``'s latency during the pull matches, and
+the web processes' memory.
 """
 
 from __future__ import annotations
@@ -307,12 +309,16 @@ def _active_bots(base: str, tokens: list[tuple[str, str]], stop: Any) -> None:
         client.stop()
 
 
-def _play(store: Any, seats_of: list[str], match_id: str, hands: int) -> list[int]:
-    """One match as a worker plays it, pull bots and house Easy bots: each pull decision's
-    latency (ms)."""
-    from arena.http_seat import HttpSeat
+def _play(
+    store: Any, seats_of: list[str], match_id: str, hands: int, push_url: str | None
+) -> list[int]:
+    """One match as a worker plays it, registered bots and house Easy bots: each registered
+    bot's decision's latency (ms). The registered bots are the pull bots ``seats_of`` names,
+    or, given ``push_url``, the push bot served there in each of their seats."""
+    from arena.http_seat import Channel, HttpSeat
     from arena.match_loop import InProcessSeat, play_match
     from arena.pull_transport import PullTransport
+    from arena.transport import BotTransport
     from bot_sdk.house import house_bot
     from bot_sdk.protocol import Status
     from referee import Game, Rules
@@ -325,7 +331,12 @@ def _play(store: Any, seats_of: list[str], match_id: str, hands: int) -> list[in
         if bot_id.startswith("house"):
             players.append(InProcessSeat(house_bot("easy", seed=f"{match_id}:{seat}"), info))
         else:
-            players.append(HttpSeat(info, PullTransport(store.mailbox, bot_id, [SECRET])))
+            channel: Channel = (
+                PullTransport(store.mailbox, bot_id, [SECRET])
+                if push_url is None
+                else BotTransport(push_url, [SECRET], allow_private=True)
+            )
+            players.append(HttpSeat(info, channel))
     log = play_match(
         Game(Rules(fixed_hands=hands), seed=match_id),
         players,
@@ -335,10 +346,34 @@ def _play(store: Any, seats_of: list[str], match_id: str, hands: int) -> list[in
     )
     pulled = [d for h in log.hands for d in h.decisions if not seats_of[d.seat].startswith("house")]
     assert all(d.status is Status.OK for d in pulled), [d.fault for d in pulled if d.fault]
+    for player in players:
+        if isinstance(player, HttpSeat):
+            player.close()
     return [d.latency_ms or 0 for d in pulled]
 
 
+def _tables_at_once(
+    store: Any, tables: list[list[str]], hands: int, push_url: str | None
+) -> tuple[list[int], float]:
+    """Every table's match at once, a thread each: the decisions' latencies, the wall time."""
+    results: list[list[int]] = [[] for _ in tables]
+    kind = "push" if push_url else "pull"
+
+    def play(i: int) -> None:
+        results[i] = _play(store, tables[i], f"crowd-{kind}-{i}", hands, push_url)
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=play, args=(i,)) for i in range(len(tables))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [ms for found in results for ms in found], time.monotonic() - start
+
+
 def crowd(store: Any, base: str, idle: int, active: int, hands: int) -> dict[str, Any]:
+    from arena.redis_server import free_port
+
     context = multiprocessing.get_context("spawn")
     idle_bots = _pull_bots(store, idle, "idle")
     active_bots = _pull_bots(store, active, "active")
@@ -357,7 +392,6 @@ def crowd(store: Any, base: str, idle: int, active: int, hands: int) -> dict[str
         ids = [bot_id for bot_id, _ in active_bots]
         tables = [ids[i : i + 4] for i in range(0, len(ids), 4)]
         tables = [t + ["house"] * (4 - len(t)) for t in tables]
-        latencies: list[int] = []
         health: list[float] = []
         done = threading.Event()
 
@@ -370,23 +404,20 @@ def crowd(store: Any, base: str, idle: int, active: int, hands: int) -> dict[str
 
         reader = threading.Thread(target=read_health, daemon=True)
         reader.start()
-        start = time.monotonic()
-        results: list[list[int]] = [[] for _ in tables]
-
-        def play(i: int) -> None:
-            results[i] = _play(store, tables[i], f"crowd-{i}", hands)
-
-        threads = [threading.Thread(target=play, args=(i,)) for i in range(len(tables))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        took = time.monotonic() - start
+        latencies, took = _tables_at_once(store, tables, hands, None)
         done.set()
         reader.join()
-        for found in results:
-            latencies += found
+        # the same tables with the push bot in every registered seat, the crowd still connected
+        port = free_port()
+        serve = ["serve", BOT, "--port", str(port), "--threads", "16"]
+        with bot_process(serve, {"GONGZHU_BOT_SECRET": SECRET}):
+            url = f"http://127.0.0.1:{port}/bot"
+            _wait(lambda: _answers(url), 20, "the push bot")
+            pushed, push_took = _tables_at_once(store, tables, hands, url)
         return {
+            "push_p50_ms": statistics.median(pushed),
+            "push_p99_ms": sorted(pushed)[int(0.99 * (len(pushed) - 1))],
+            "push_seconds": push_took,
             "connected": _ready(base)["pull_bots_connected"],
             "tables": len(tables),
             "decisions": len(latencies),
@@ -440,6 +471,12 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"- pull decisions' round trip: p50 {found['p50_ms']:.0f} ms, p99 "
                 f"{found['p99_ms']:.0f} ms (calm, one at a time: p50 {calm:.2f} ms)"
+            )
+            print(
+                f"- the same matches with a push bot in those seats (the crowd still "
+                f"connected): p50 {found['push_p50_ms']:.0f} ms, p99 {found['push_p99_ms']:.0f}"
+                f" ms, in {found['push_seconds']:.1f} s; pull ÷ push p50: "
+                f"{found['p50_ms'] / found['push_p50_ms']:.2f}×"
             )
             print(
                 f"- `/health` during the matches: p50 {found['health_p50_ms']:.1f} ms, max "

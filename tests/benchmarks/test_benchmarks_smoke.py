@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks import arena, engine, memory, web
+from benchmarks import arena, engine, memory, pull, web
 
 
 def test_arena_throughput_prints_in_process_and_http_rows(
@@ -54,3 +54,16 @@ def test_memory_samples_the_worker_through_a_tournament(
     assert "Growth from" in out
     rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == 1 + 3  # the header, then 0 matches and each checkpoint
+
+
+def test_pull_holds_500_idle_pull_bots_and_plays_beside_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The web service as the Procfile runs it holds 500 idle pull bots' streams, all counted
+    connected, while 4 more play a match (every decision ok, else the benchmark stops)."""
+    pull.main(["--rounds", "1", "--per-round", "10", "--idle", "500", "--active", "4"])
+    out = capsys.readouterr().out
+    for transport in ("push", "pull (websocket)", "pull (stream)"):
+        assert f"| {transport} | 10 |" in out
+    assert "- connected (`/ready`): 504; 1 matches of 2 hands at once" in out
+    assert "pull ÷ push p50" in out
