@@ -282,3 +282,18 @@ def test_a_websocket_and_a_stream_of_one_bot_replace_each_other(web: str) -> Non
         }
     finally:
         _close(socket)
+
+
+def test_a_bot_reconnecting_in_a_tight_loop_is_answered_429(config: Config) -> None:
+    limited = dataclasses.replace(
+        config, stream_heartbeat_s=0.3, stream_connect_limit="3 per minute"
+    )
+    with serving(create_app(limited)) as base:
+        bot = register_pull(base, "looping")
+        for _ in range(3):
+            with stream(bot):
+                pass
+        refused = RawStream(bot)
+        assert refused.response.status_code == 429
+        assert refused.response.json()["error"] == "rate_limited"
+        assert int(refused.response.headers["Retry-After"]) > 0
