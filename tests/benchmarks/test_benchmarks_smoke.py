@@ -61,9 +61,11 @@ def test_pull_holds_500_idle_pull_bots_and_plays_beside_them(
 ) -> None:
     """The web service as the Procfile runs it holds 500 idle pull bots' streams, all counted
     connected, while 4 more play a match (every decision ok, else the benchmark stops)."""
-    pull.main(["--rounds", "1", "--per-round", "10", "--idle", "500", "--active", "4"])
+    pull.main(
+        ["--rounds", "1", "--per-round", "4", "--idle", "500", "--active", "4", "--hands", "1"]
+    )
     out = capsys.readouterr().out
     for transport in ("push", "pull (websocket)", "pull (stream)"):
-        assert f"| {transport} | 10 |" in out
-    assert "- connected (`/ready`): 504; 1 matches of 2 hands at once" in out
+        assert f"| {transport} | 4 |" in out
+    assert "- connected (`/ready`): 504; 1 matches of 1 hands at once" in out
     assert "pull ÷ push p50" in out
