@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,10 @@ def start_worker(config: Config) -> Iterator[Callable[[], subprocess.Popen[bytes
 
     yield start
     stop_workers(started)
+
+
+@pytest.fixture
+def stack() -> Iterator[ExitStack]:
+    """Servers and clients a test starts, closed after it, last first."""
+    with ExitStack() as stack:
+        yield stack

@@ -30,12 +30,6 @@ def web(config: Config) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture
-def stack() -> Iterator[ExitStack]:
-    with ExitStack() as stack:
-        yield stack
-
-
 def _doctor(bot: PullBot) -> requests.Response:
     return requests.post(f"{bot.base}/api/bots/{bot.id}/doctor", headers=bot.auth, timeout=60)
 

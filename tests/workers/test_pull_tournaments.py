@@ -44,12 +44,6 @@ def web(config: Config) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture
-def stack() -> Iterator[ExitStack]:
-    with ExitStack() as stack:
-        yield stack
-
-
 def _active(store: Store, bot_id: str) -> bool:
     found = store.get_bot(bot_id)
     return found is not None and found.status.value == "active"
@@ -119,6 +113,25 @@ def _one_match(
     return found
 
 
+def _asked_in_a_match(
+    config: Config,
+    store: Store,
+    bot: PullBot,
+    stack: ExitStack,
+    start_worker: Callable[[], Any],
+    *,
+    tc: TimeControl,
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``bot`` connected by its own process and verified, in a running match of
+    :func:`_one_match` that has asked it a decision: the process and the match's id."""
+    process = _connect_process(bot)
+    stack.callback(_kill, process)
+    wait_for(lambda: _active(store, bot.id), 20, "the bot to verify itself")
+    match_id = _one_match(config, store, bot, start_worker, tc)
+    wait_for(lambda: store.mailbox.waiting(bot.id), 10, "a decision of the bot's")
+    return process, match_id
+
+
 def _pulled_decisions(
     config: Config, store: Store, match_id: str, bot_id: str
 ) -> tuple[list[Any], Any]:
@@ -135,11 +148,9 @@ def test_a_pull_bot_killed_mid_match_and_restarted_plays_on_within_its_bank(
     config: Config, store: Store, web: str, stack: ExitStack, start_worker: Callable[[], Any]
 ) -> None:
     bot = register_pull(web, "phoenix")
-    first = _connect_process(bot)
-    stack.callback(_kill, first)
-    wait_for(lambda: _active(store, bot.id), 20, "the bot to verify itself")
-    match_id = _one_match(config, store, bot, start_worker, TimeControl(1000, 10_000, 5))
-    wait_for(lambda: store.mailbox.waiting(bot.id), 10, "a decision of the bot's")
+    first, match_id = _asked_in_a_match(
+        config, store, bot, stack, start_worker, tc=TimeControl(1000, 10_000, 5)
+    )
     threading.Event().wait(1.0)  # a few of its decisions answered
     _kill(first)  # SIGKILL: no goodbye, the stream just drops
     threading.Event().wait(1.5)  # away longer than the decision's 1000 ms limit
@@ -158,11 +169,9 @@ def test_a_pull_bot_that_never_comes_back_forfeits(
     config: Config, store: Store, web: str, stack: ExitStack, start_worker: Callable[[], Any]
 ) -> None:
     bot = register_pull(web, "gone")
-    first = _connect_process(bot)
-    stack.callback(_kill, first)
-    wait_for(lambda: _active(store, bot.id), 20, "the bot to verify itself")
-    match_id = _one_match(config, store, bot, start_worker, TimeControl(500, 1000, 3))
-    wait_for(lambda: store.mailbox.waiting(bot.id), 10, "a decision of the bot's")
+    first, match_id = _asked_in_a_match(
+        config, store, bot, stack, start_worker, tc=TimeControl(500, 1000, 3)
+    )
     _kill(first)
     wait_for(lambda: store.get_match(match_id).status is MatchStatus.DONE, 60, "the match")  # type: ignore[union-attr]
     decisions, log = _pulled_decisions(config, store, match_id, bot.id)

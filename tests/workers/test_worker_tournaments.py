@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any, ClassVar
 
@@ -105,12 +105,6 @@ def _assert_counted_once(
     assert sum(s.matches for s in standings) == 4 * matches
     assert {s.matches for s in standings} == {per_participant}
     assert sum(s.wins for s in standings) >= matches  # ties may share a win
-
-
-@pytest.fixture
-def stack() -> Iterator[ExitStack]:
-    with ExitStack() as stack:
-        yield stack
 
 
 def test_a_round_robin_of_five_completes_with_duplicate_deals(
