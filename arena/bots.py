@@ -20,7 +20,7 @@ from arena.doctor import Report, examine, examine_pull
 from arena.endpoints import check_callable
 from arena.errors import InvalidError, NotFoundError, WrongStateError
 from arena.pull_transport import PullTransport
-from arena.records import BotStatus, Page, RatingPoint, RegisteredBot, Transport
+from arena.records import BotStatus, Page, RegisteredBot, Transport
 from arena.store import BotChanges, new_secret
 from arena.transport import HelloError, handshake
 from bot_sdk.protocol import hello_request
@@ -54,6 +54,8 @@ def register(
     description: str,
     contact: str,
     transport: Transport = Transport.PUSH,
+    ladder: bool = False,
+    max_concurrent: int = 1,
 ) -> Registration:
     """Store a bot, ``pending`` until it is verified; nothing is sent to it yet (its owner has
     no secret to answer with). A push bot needs an endpoint; a pull bot has none."""
@@ -79,6 +81,8 @@ def register(
         secret=secret,
         status=BotStatus.PENDING,
         transport=transport,
+        ladder=ladder,
+        max_concurrent=max_concurrent,
     )
     return Registration(bot, token, secret)
 
@@ -116,6 +120,8 @@ def change(
     description: str | None = None,
     contact: str | None = None,
     allow_human_games: bool | None = None,
+    ladder: bool | None = None,
+    max_concurrent: int | None = None,
 ) -> RegisteredBot:
     """Change what is given. A new endpoint of a verified bot is checked with a handshake (its
     version is updated); a pending bot's is only checked as a URL, its verification comes
@@ -127,9 +133,14 @@ def change(
         changes["contact"] = contact
     if allow_human_games is not None:
         changes["allow_human_games"] = allow_human_games
+    if ladder is not None:
+        changes["ladder"] = ladder
+    if max_concurrent is not None:
+        changes["max_concurrent"] = max_concurrent
     if endpoint is None and not changes:
         raise InvalidError(
-            "nothing to change: send endpoint, description, contact or allow_human_games"
+            "nothing to change: send endpoint, description, contact, allow_human_games, "
+            "ladder or max_concurrent"
         )
     current = arena.store.changeable(bot_id)
     if endpoint is not None:
@@ -257,11 +268,3 @@ def _pulled_version(arena: Arena, bot: RegisteredBot, slot: Slot) -> str:
     except HelloError as error:
         raise InvalidError(str(error), code="handshake_failed") from None
     return info.version
-
-
-def rating_history(arena: Arena, participant: str) -> list[RatingPoint]:
-    """The participant's rating after each of its rated matches, oldest first: a house bot or
-    a registered bot (one that has not played yet has none)."""
-    if arena.store.rating(participant) is None and arena.store.get_bot(participant) is None:
-        raise NotFoundError(f"there is no bot {participant}")
-    return arena.store.rating_history(participant)

@@ -74,6 +74,19 @@ def _heartbeat(env: Mapping[str, str], name: str, default: float) -> float:
     return seconds
 
 
+def _house(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    levels = [level.strip().lower() for level in value.split(",") if level.strip()]
+    known = ("easy", "normal", "hard")
+    unknown = [level for level in levels if level not in known]
+    if unknown:
+        raise ConfigError(f"{name} lists levels of {', '.join(known)}, not {', '.join(unknown)}")
+    chosen = {*levels, "normal"}  # the rating scale's anchor
+    return tuple(f"house:{level}" for level in known if level in chosen)
+
+
 class ConfigError(ValueError):
     """A configuration value that cannot be used, named with the variable that holds it."""
 
@@ -136,6 +149,19 @@ class Config:
     stream_connect_limit: str = setting("GONGZHU_STREAM_CONNECT_LIMIT", "30 per minute", _text)
     """Stream connections a pull bot may open (flask-limiter syntax): a client that reconnects
     in a tight loop is answered 429."""
+
+    ladder_interval_s: int = setting("GONGZHU_LADDER_INTERVAL_S", 60, _number)
+    """How often the ladder's matchmaker runs a round (the ``cron`` process queues it); 0: the
+    ladder does not run itself (rated tournaments still move it)."""
+    ladder_tables: int = setting("GONGZHU_LADDER_TABLES", 4, _number)
+    """The most new tables one matchmaking round seats."""
+    ladder_hands: int = setting("GONGZHU_LADDER_HANDS", 4, _number)
+    """Hands in each ladder match (each of a table's four rotations); 0: to the rules' end."""
+    ladder_house: tuple[str, ...] = setting(
+        "GONGZHU_LADDER_HOUSE", ("house:easy", "house:normal", "house:hard"), _house
+    )
+    """The house bots in the ladder (levels, comma-separated): always members, with no limit
+    on their tables. ``normal`` is the rating scale's anchor and is always in."""
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:

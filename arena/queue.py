@@ -65,6 +65,16 @@ def enqueue_match(queue: Queue, match_id: str) -> None:
     )
 
 
+def release_match(queue: Queue, match_id: str) -> bool:
+    """Queue the match's job unless it has one already, whatever its state (a ladder table's
+    next rotation: a job that failed for good stays failed, for the sweep to mark its match
+    failed). Returns whether it was queued."""
+    if queue.fetch_job(match_job_id(match_id)) is not None:
+        return False
+    enqueue_match(queue, match_id)
+    return True
+
+
 def release_parked_match_jobs(queue: Queue) -> list[str]:
     """Queue again the match jobs found in rq's scheduled registry, and return their ids. The
     arena schedules no match job; those are an older version's retries (queued with an

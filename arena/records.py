@@ -102,6 +102,10 @@ class RegisteredBot:
     connected: bool | None = None
     """A pull bot's stream is open now: not stored, filled in when the bot is shown
     (:func:`arena.bots.with_presence`); None for a push bot, or when not looked up."""
+    ladder: bool = False
+    """The owner entered it in the ladder: the matchmaker seats it in rated matches."""
+    max_concurrent: int = 1
+    """The most ladder matches the owner lets it play at once."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,9 @@ class Tournament:
     deal_commitment: str = ""
     """The SHA-256 of the tournament's deal secret, public from its creation
     (:mod:`replays.deals`)."""
+    ladder: bool = False
+    """A table the ladder's matchmaker seated (:mod:`arena.ladder`): listed with the ladder,
+    not with the tournaments; its rotations are played one after another."""
 
 
 @dataclass(frozen=True)
@@ -256,8 +263,34 @@ class Standing:
 
 
 @dataclass(frozen=True)
+class SeatFigures:
+    """A participant's rated matches from one seat: how often, its places and points."""
+
+    matches: int = 0
+    placement_sum: int = 0
+    points: int = 0
+    hands: int = 0
+
+    @property
+    def average_placement(self) -> float:
+        return self.placement_sum / self.matches if self.matches else 0.0
+
+    @property
+    def points_per_hand(self) -> float:
+        return self.points / self.hands if self.hands else 0.0
+
+
+NO_SEATS = (SeatFigures(), SeatFigures(), SeatFigures(), SeatFigures())
+
+
+PROVISIONAL_SIGMA = 5.0
+"""A rating is provisional while its uncertainty is above this (:mod:`arena.ratings`)."""
+
+
+@dataclass(frozen=True)
 class Rating:
-    """A participant on the ladder: openskill's Plackett-Luce mean and uncertainty."""
+    """One version of a participant on the ladder: openskill's Plackett-Luce mean and
+    uncertainty (:mod:`arena.ratings`), and what its rated matches added up to."""
 
     bot_id: str
     mu: float
@@ -268,11 +301,22 @@ class Rating:
     faults: int = 0
     decisions: int = 0
     """Decisions the bot was asked (not those auto-played after a forfeit)."""
+    version: str = ""
+    """What the bot answered in ``hello`` ("" for matches rated before versions were kept)."""
+    seats: tuple[SeatFigures, SeatFigures, SeatFigures, SeatFigures] = NO_SEATS
+    """Its rated matches by seat (0 to 3)."""
+    first_match: str = ""
+    last_match: str = ""
+    """When its first and latest rated matches were recorded."""
 
     @property
     def conservative(self) -> float:
         """The rating shown and sorted on: 99.7 % sure the bot is at least this good."""
         return self.mu - 3 * self.sigma
+
+    @property
+    def provisional(self) -> bool:
+        return self.sigma > PROVISIONAL_SIGMA
 
     @property
     def points_per_hand(self) -> float:
@@ -295,6 +339,29 @@ class RatingPoint:
     @property
     def conservative(self) -> float:
         return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """How a participant did against one opponent in the rated matches they both played."""
+
+    opponent: str
+    matches: int = 0
+    ahead: int = 0
+    """Matches it finished in a better place than the opponent."""
+    behind: int = 0
+    points: int = 0
+    """Its points minus the opponent's, summed over those matches."""
+    hands: int = 0
+
+    @property
+    def level(self) -> int:
+        return self.matches - self.ahead - self.behind
+
+    @property
+    def points_per_hand(self) -> float:
+        """Its points per hand minus the opponent's, over the hands they played together."""
+        return self.points / self.hands if self.hands else 0.0
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""The arithmetic of results: a tournament's standings and when it ends, and the ladder
-(openskill's Plackett-Luce model over a match's final places).
+"""The arithmetic of results: a tournament's standings and when it ends, and the faults of a
+match (the ladder's ratings are :mod:`arena.ratings`).
 
 Pure functions; the store's transactions (:meth:`arena.store.Store.record_result`,
 :meth:`~arena.store.Store.mark_match_failed`, :meth:`~arena.store.Store.unfail_matches`) read
@@ -11,26 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from openskill.models import PlackettLuce
-
-from arena.records import BotFault, Rating, Standing, TournamentStatus
+from arena.records import BotFault, Standing, TournamentStatus
 from bot_sdk.protocol import Status, is_fallback_note
 from referee import Play
 from replays.log import MatchLog
-
-MODEL = PlackettLuce()
-DEFAULT_MU: float = MODEL.mu
-DEFAULT_SIGMA: float = MODEL.sigma
-
-
-def new_rating(bot_id: str) -> Rating:
-    return Rating(bot_id, DEFAULT_MU, DEFAULT_SIGMA)
-
-
-def is_rated(log: MatchLog) -> bool:
-    """A match moves the ladder if it is marked rated and four distinct participants played it
-    (a participant twice at one table, as a house bot filling seats, cannot be rated)."""
-    return log.rated and len({seat.bot_id for seat in log.seats}) == len(log.seats)
 
 
 def asked(log: MatchLog, seat: int) -> int:
@@ -56,27 +40,6 @@ def own_fallbacks(log: MatchLog, seat: int) -> int:
         for record in hand.decisions
         if record.seat == seat and record.status is Status.OK and is_fallback_note(record.note)
     )
-
-
-def rate(log: MatchLog, stored: Sequence[Rating | None]) -> list[Rating]:
-    """Each seat's rating after the match, from ``stored`` (one per seat, in seat order; None
-    for a participant not yet on the ladder, who starts at :func:`new_rating`)."""
-    before = [r or new_rating(seat.bot_id) for r, seat in zip(stored, log.seats, strict=True)]
-    teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-    after = MODEL.rate(teams, ranks=[float(p) for p in log.places])
-    return [
-        replace(
-            old,
-            mu=team[0].mu,
-            sigma=team[0].sigma,
-            matches=old.matches + 1,
-            points=old.points + log.outcome.totals[seat],
-            hands=old.hands + log.outcome.hands_played,
-            faults=old.faults + log.faults[seat],
-            decisions=old.decisions + asked(log, seat),
-        )
-        for seat, (old, team) in enumerate(zip(before, after, strict=True))
-    ]
 
 
 def add_to_standings(stored: Mapping[str, Standing | None], log: MatchLog) -> dict[str, Standing]:

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from arena.context import Arena
 from arena.errors import InvalidError, NotFoundError, WrongStateError
 from arena.pairing import PlannedMatch, plan
-from arena.queue import cancel_tournament_job, enqueue_match, enqueue_tournament, requeue_matches
+from arena.queue import (
+    cancel_tournament_job,
+    enqueue_match,
+    enqueue_tournament,
+    release_match,
+    requeue_matches,
+)
 from arena.records import (
     HOUSE_PARTICIPANTS,
     BotStatus,
@@ -147,6 +153,9 @@ def expand(arena: Arena, tournament_id: str) -> None:
     except WrongStateError:  # cancelled meanwhile
         return
     queue = arena.queue
+    if tournament.ladder:  # its rotations one after another (arena.ladder)
+        release_match(queue, matches[0].match_id(tournament_id))
+        return
     for planned in matches:
         enqueue_match(queue, planned.match_id(tournament_id))
 

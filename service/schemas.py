@@ -4,13 +4,23 @@ they are, computing only what the API shows derived (a rating rounded, a count).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from arena.endpoints import MAX_URL_LENGTH
-from arena.records import HOUSE_LEVELS, HOUSE_PARTICIPANTS, Rating, Transport
+from arena.matchmaker import MAX_CONCURRENT
+from arena.ratings import ANCHOR, ANCHOR_MU, ANCHOR_SIGMA
+from arena.records import (
+    HOUSE_LEVELS,
+    HOUSE_PARTICIPANTS,
+    PROVISIONAL_SIGMA,
+    Rating,
+    SeatFigures,
+    Transport,
+)
 from referee import Rules, RulesError
 
 MAX_PER_PAGE = 100
@@ -26,9 +36,10 @@ class PageArgs(Schema):
 # the body; the API's are page (at most 1,000,000) and per_page, its totals in the body.
 
 
+@functools.cache
 def page_of(item: type[Schema]) -> type[Schema]:
     """A page of ``item`` (an ``arena.records.Page``): ``{"items", "total", "page",
-    "per_page"}``."""
+    "per_page"}``; one schema per item schema, however many endpoints page it."""
     return Schema.from_dict(
         {
             "items": fields.List(fields.Nested(item), required=True),
@@ -53,6 +64,11 @@ class Rounded(fields.Float):
 
 
 # -- bots ---------------------------------------------------------------------------------------
+
+
+LADDER_HELP = "enter the bot in the ladder: the matchmaker seats it in rated matches"
+CONCURRENT_HELP = "the most ladder matches it plays at once"
+MAX_CONCURRENT_RANGE = validate.Range(min=1, max=MAX_CONCURRENT)
 
 
 class BotRegistration(Schema):
@@ -80,6 +96,10 @@ class BotRegistration(Schema):
     )
     description = fields.String(load_default="", validate=validate.Length(max=1000))
     contact = fields.String(required=True, validate=validate.Length(min=3, max=200))
+    ladder = fields.Boolean(load_default=False, metadata={"description": LADDER_HELP})
+    max_concurrent = fields.Integer(
+        load_default=1, validate=MAX_CONCURRENT_RANGE, metadata={"description": CONCURRENT_HELP}
+    )
 
 
 class BotUpdate(Schema):
@@ -88,6 +108,10 @@ class BotUpdate(Schema):
     contact = fields.String(validate=validate.Length(min=3, max=200))
     allow_human_games = fields.Boolean(
         metadata={"description": "let people choose the bot as an opponent on the Play page"}
+    )
+    ladder = fields.Boolean(metadata={"description": LADDER_HELP})
+    max_concurrent = fields.Integer(
+        validate=MAX_CONCURRENT_RANGE, metadata={"description": CONCURRENT_HELP}
     )
 
 
@@ -112,6 +136,8 @@ class BotPublicSchema(Schema):
     )
     created_at = fields.String()
     allow_human_games = fields.Boolean()
+    ladder = fields.Boolean(metadata={"description": LADDER_HELP})
+    max_concurrent = fields.Integer(metadata={"description": CONCURRENT_HELP})
     faults = fields.Integer(
         metadata={"description": "its decisions the arena answered with the fallback (faults)"}
     )
@@ -373,24 +399,57 @@ class StandingsSchema(Schema):
     standings = fields.List(fields.Nested(StandingSchema))
 
 
-class RatingSchema(Schema):
-    """A row of the ladder: ``(rank, Rating)``, as ``Store.ladder`` pages them."""
+class SeatFiguresSchema(Schema):
+    seat = fields.Integer()
+    matches = fields.Integer()
+    average_placement = Rounded(3)
+    points_per_hand = Rounded(3)
 
-    rank = fields.Integer()
+    def get_attribute(self, obj: tuple[int, SeatFigures], attr: str, default: Any) -> Any:
+        seat, figures = obj
+        return seat if attr == "seat" else super().get_attribute(figures, attr, default)
+
+
+class RatingSchema(Schema):
+    """One version of a participant on the ladder."""
+
     bot_id = fields.String()
+    version = fields.String(
+        metadata={"description": 'as the bot answered in hello ("": rated before versions)'}
+    )
     mu = fields.Float()
     sigma = fields.Float()
     rating = fields.Float(
         attribute="conservative",
-        metadata={"description": "the conservative rating, mu - 3 sigma"},
+        metadata={"description": "the conservative rating, mu - 3 sigma: the ladder's order"},
+    )
+    provisional = fields.Boolean(
+        metadata={"description": f"sigma is still above {PROVISIONAL_SIGMA:g}"}
     )
     matches = fields.Integer()
     points_per_hand = Rounded(3)
     fault_rate = Rounded(4)
+    seats = fields.Method("_seats", metadata={"description": "its rated matches by seat"})
+    first_match = fields.String(metadata={"description": "when its first rated match ended"})
+    last_match = fields.String(metadata={"description": "when its latest rated match ended"})
 
-    def get_attribute(self, obj: tuple[int, Rating], attr: str, default: Any) -> Any:
-        rank, rating = obj
-        return rank if attr == "rank" else super().get_attribute(rating, attr, default)
+    def _seats(self, rating: Rating) -> list[dict[str, Any]]:
+        return list(SeatFiguresSchema(many=True).dump(list(enumerate(rating.seats))))
+
+
+class LadderRowSchema(RatingSchema):
+    """A row of the ladder: a participant's rank, name and its latest version's rating."""
+
+    rank = fields.Integer()
+    name = fields.String()
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        if attr in ("rank", "name"):
+            return super().get_attribute(obj, attr, default)
+        return super().get_attribute(obj.rating, attr, default)
+
+    def _seats(self, rating: Any) -> list[dict[str, Any]]:
+        return super()._seats(getattr(rating, "rating", rating))
 
 
 class RatingPointSchema(Schema):
@@ -401,9 +460,44 @@ class RatingPointSchema(Schema):
     at = fields.String()
 
 
+class RatingHistoryArgs(Schema):
+    version = fields.String(
+        validate=validate.Length(max=200),
+        metadata={"description": "which version (default: the one played latest)"},
+    )
+
+
 class RatingHistorySchema(Schema):
     bot_id = fields.String()
+    version = fields.String()
     history = fields.List(fields.Nested(RatingPointSchema))
+
+
+class HeadToHeadSchema(Schema):
+    opponent = fields.String()
+    matches = fields.Integer()
+    ahead = fields.Integer(metadata={"description": "matches it finished ahead of the opponent"})
+    behind = fields.Integer()
+    level = fields.Integer(metadata={"description": "matches they finished level"})
+    points_per_hand = Rounded(
+        3, metadata={"description": "its points per hand minus the opponent's, together"}
+    )
+
+
+class LadderStatusSchema(Schema):
+    interval_s = fields.Integer(
+        metadata={"description": "how often the matchmaker runs a round; 0: it is off"}
+    )
+    tables_per_round = fields.Integer()
+    hands = fields.Integer(metadata={"description": "hands per ladder match; 0: to the end"})
+    house = fields.List(fields.String(), metadata={"description": "the house bots in it"})
+    open_tables = fields.Integer()
+    last_round = fields.Dict(metadata={"description": "when it last ran, what it seated"})
+    provisional_sigma = fields.Float(dump_default=PROVISIONAL_SIGMA)
+    anchor = fields.Dict(
+        dump_default={"bot_id": ANCHOR, "mu": ANCHOR_MU, "sigma": ANCHOR_SIGMA},
+        metadata={"description": "the participant whose rating is fixed: the scale's zero"},
+    )
 
 
 # -- human games --------------------------------------------------------------------------------

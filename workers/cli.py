@@ -119,7 +119,8 @@ def _abandon_horse(arena_worker: ArenaWorker) -> None:
 
 @main.command()
 def cron() -> None:
-    """Queue a round of each stored schedule when its cron expression fires (rq's cron).
+    """Queue a round of each stored schedule when its cron expression fires, and the ladder's
+    matchmaking round every GONGZHU_LADDER_INTERVAL_S (rq's cron).
 
     A schedule created or deleted through the API takes effect within 10 s. When Redis goes away
     the scheduler waits for it and starts again, re-reading the schedules; a fire time that
@@ -127,7 +128,11 @@ def cron() -> None:
     config = _config()
     connection = _connect(config)
     while True:
-        scheduler = ArenaCron(Store(connection, config.secret_key), config.queue_name)
+        scheduler = ArenaCron(
+            Store(connection, config.secret_key),
+            config.queue_name,
+            ladder_interval_s=config.ladder_interval_s,
+        )
         # start() returns on SIGINT or SIGTERM, and raises when it cannot reach Redis
         with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
             scheduler.start()  # type: ignore[no-untyped-call]  # rq: unannotated

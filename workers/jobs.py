@@ -8,7 +8,7 @@ tournament's match jobs find its status and do nothing.
 
 from __future__ import annotations
 
-from arena import matches, tournaments
+from arena import ladder, matches, tournaments
 from arena.context import Arena
 
 
@@ -20,6 +20,12 @@ def run_tournament(tournament_id: str) -> None:
 def run_match(match_id: str) -> None:
     """Play a planned match from its deals, seal its log and record it (once)."""
     matches.play(Arena.from_environment(), match_id)
+
+
+def run_ladder() -> None:
+    """One round of the ladder's matchmaker (``rq cron`` queues this every
+    ``GONGZHU_LADDER_INTERVAL_S``)."""
+    ladder.matchmake(Arena.from_environment())
 
 
 def run_schedule(schedule_id: str) -> None:

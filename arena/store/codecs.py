@@ -99,6 +99,8 @@ def bot_fields(bot: RegisteredBot) -> dict[str, str]:
         "updated_at": bot.updated_at,
         "allow_human_games": flag(bot.allow_human_games),
         "transport": bot.transport.value,
+        "ladder": flag(bot.ladder),
+        "max_concurrent": str(bot.max_concurrent),
     }
 
 
@@ -117,6 +119,8 @@ def bot_from(raw: Mapping[str, str]) -> RegisteredBot:
         faults=int(raw.get("faults", 0)),
         fallbacks=int(raw.get("fallbacks", 0)),
         transport=Transport(raw.get("transport", Transport.PUSH.value)),
+        ladder=raw.get("ladder") == "1",
+        max_concurrent=int(raw.get("max_concurrent", 1)),
     )
 
 
@@ -135,6 +139,7 @@ def tournament_fields(tournament: Tournament) -> dict[str, str]:
         "created_at": tournament.created_at,
         "updated_at": tournament.updated_at,
         "schedule_id": tournament.schedule_id or "",
+        "ladder": flag(tournament.ladder),
     }
 
 
@@ -149,6 +154,7 @@ def tournament_from(tournament_id: str, raw: Mapping[str, str]) -> Tournament:
         updated_at=raw["updated_at"],
         schedule_id=raw.get("schedule_id") or None,
         deal_commitment=raw.get("deal_commitment", ""),
+        ladder=raw.get("ladder") == "1",
     )
 
 

@@ -23,9 +23,20 @@ Keys (all under ``gz:``)::
     gz:bot:{id}:faults              list of a participant's faults (JSON), newest first, the
                                     last FAULTS_KEPT; written with its match's result
     gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
-    gz:rating:{id}                  string: a participant's ladder rating (JSON)
+    gz:rating:{id}                  string: a participant's ladder rating (JSON), of the
+                                    version it played last
+    gz:rating:{id}:versions         hash: version -> that version's rating (JSON)
     gz:ladder                       zset of participant ids by conservative rating
-    gz:rating:{id}:history          list of rating points (JSON), oldest first
+    gz:rating:{id}:history          list of rating points (JSON), oldest first, of matches
+                                    rated before versions were kept (version "")
+    gz:rating:{id}:history:{ver}    list of one version's rating points (JSON), oldest first
+    gz:bot:{id}:h2h                 hash: "{opponent}|{figure}" -> a head-to-head counter
+                                    (matches, ahead, behind, points, hands), HINCRBY only
+    gz:ladder:members               set of the registered bots entered in the ladder
+    gz:ladder:tables                zset of the ladder's tables (tournament ids) by creation
+    gz:ladder:open                  hash: ladder table not over -> its seats (JSON)
+    gz:ladder:lock                  the matchmaker's lock (redis-py's Lock)
+    gz:ladder:round                 hash: when the matchmaker last ran, and what it seated
     gz:schedules                    hash: schedule id -> schedule (JSON)
     gz:replay-key                   string: the arena's Ed25519 key (PEM) sealing match logs,
                                     kept by the first caller, used when no GONGZHU_REPLAY_KEY
@@ -53,6 +64,11 @@ BOT_NAMES = "gz:bot-names"
 TOURNAMENTS = "gz:tournaments"
 MATCHES = "gz:matches"
 LADDER = "gz:ladder"
+LADDER_MEMBERS = "gz:ladder:members"
+LADDER_TABLES = "gz:ladder:tables"
+LADDER_OPEN = "gz:ladder:open"
+LADDER_LOCK = "gz:ladder:lock"
+LADDER_ROUND = "gz:ladder:round"
 SCHEDULES = "gz:schedules"
 REPLAY_KEY = "gz:replay-key"
 HUMAN_BOTS = "gz:human-bots"
@@ -117,8 +133,16 @@ def rating(bot_id: str) -> str:
     return f"gz:rating:{bot_id}"
 
 
-def history(bot_id: str) -> str:
-    return f"gz:rating:{bot_id}:history"
+def rating_versions(bot_id: str) -> str:
+    return f"gz:rating:{bot_id}:versions"
+
+
+def history(bot_id: str, version: str) -> str:
+    return f"gz:rating:{bot_id}:history" + (f":{version}" if version else "")
+
+
+def head_to_head(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:h2h"
 
 
 def play(game_id: str) -> str:

@@ -27,10 +27,12 @@ from cryptography.fernet import Fernet
 from redis.client import Pipeline
 
 from arena.errors import NameTakenError, NotFoundError, StaleVersionError, WrongStateError
+from arena.ratings import head_to_head, is_rated, rate, starting_rating
 from arena.records import (
     BotFault,
     BotStatus,
     Embargo,
+    HeadToHead,
     HumanGame,
     Match,
     MatchFailure,
@@ -49,10 +51,8 @@ from arena.records import (
 from arena.results import (
     add_to_standings,
     faults_of,
-    is_rated,
     own_fallbacks,
     ranked,
-    rate,
     requeued_status,
     tournament_status,
 )
@@ -74,6 +74,8 @@ class BotChanges(TypedDict, total=False):
     contact: str
     version: str
     allow_human_games: bool
+    ladder: bool
+    max_concurrent: int
 
 
 def new_id(prefix: str) -> str:
@@ -131,6 +133,8 @@ class Store:
         secret: str,
         status: BotStatus = BotStatus.ACTIVE,
         transport: Transport = Transport.PUSH,
+        ladder: bool = False,
+        max_concurrent: int = 1,
     ) -> tuple[RegisteredBot, str]:
         """Store a new bot that signs with ``secret`` (registration stores it ``pending``);
         returns it and its management token (the only time the token exists in clear). The
@@ -141,7 +145,7 @@ class Store:
         now = self._now()
         bot = RegisteredBot(
             bot_id, name, endpoint, description, contact, status, version, now, now,
-            transport=transport,
+            transport=transport, ladder=ladder, max_concurrent=max_concurrent,
         )  # fmt: skip
         fields = {**codecs.bot_fields(bot), "token_sha256": hash_token(token)}
         fields["secret"] = self._encrypt(secret).decode()
@@ -155,6 +159,8 @@ class Store:
             pipe.hset(keys.bot(bot_id), mapping=fields)
             pipe.set(keys.token(hash_token(token)), bot_id)
             pipe.zadd(keys.BOTS, {bot_id: seq})
+            if ladder:
+                pipe.sadd(keys.LADDER_MEMBERS, bot_id)
 
         replies.transaction(self.redis, register, keys.BOT_NAMES)
         return bot, token
@@ -200,10 +206,15 @@ class Store:
         updated = replace(bot, **changes, updated_at=self._now())
         pipe = self.redis.pipeline()
         pipe.hset(keys.bot(bot_id), mapping=codecs.bot_fields(updated))
-        if updated.allow_human_games:
-            pipe.sadd(keys.HUMAN_BOTS, bot_id)
-        else:
-            pipe.srem(keys.HUMAN_BOTS, bot_id)
+        indexes = (
+            (updated.allow_human_games, keys.HUMAN_BOTS),
+            (updated.ladder, keys.LADDER_MEMBERS),
+        )
+        for listed, index in indexes:
+            if listed:
+                pipe.sadd(index, bot_id)
+            else:
+                pipe.srem(index, bot_id)
         pipe.execute()
         return updated
 
@@ -271,9 +282,12 @@ class Store:
 
     # -- tournaments ----------------------------------------------------------------------------
 
-    def create_tournament(self, spec: TournamentSpec, *, schedule_id: str | None = None) -> str:
+    def create_tournament(
+        self, spec: TournamentSpec, *, schedule_id: str | None = None, ladder: bool = False
+    ) -> str:
         """Store a new tournament with a deal secret drawn now: only its commitment is ever
-        shown before the tournament ends (:meth:`deal_secret` is for the workers)."""
+        shown before the tournament ends (:meth:`deal_secret` is for the workers). A ladder
+        table is listed with the ladder's tables, and open until :meth:`close_ladder_table`."""
         tournament_id = new_id("t")
         now = self._now()
         secret = draw_secret()
@@ -287,6 +301,7 @@ class Store:
             updated_at=now,
             schedule_id=schedule_id,
             deal_commitment=commitment_of(secret),
+            ladder=ladder,
         )
         fields = {
             **codecs.tournament_fields(tournament),
@@ -294,7 +309,9 @@ class Store:
         }
         pipe = self.redis.pipeline()
         pipe.hset(keys.tournament(tournament_id), mapping=fields)
-        pipe.zadd(keys.TOURNAMENTS, {tournament_id: self._seq()})
+        pipe.zadd(keys.LADDER_TABLES if ladder else keys.TOURNAMENTS, {tournament_id: self._seq()})
+        if ladder:
+            pipe.hset(keys.LADDER_OPEN, tournament_id, codecs.dumps(list(spec.participants)))
         pipe.execute()
         return tournament_id
 
@@ -332,10 +349,44 @@ class Store:
         ]
         return replace(tournament, failures=tuple(failures))
 
-    def list_tournaments(self, *, page: int, per_page: int) -> Page[Tournament]:
-        ids, total = self._page(keys.TOURNAMENTS, page, per_page)
+    def list_tournaments(
+        self, *, page: int, per_page: int, ladder: bool = False
+    ) -> Page[Tournament]:
+        """The operators' tournaments, or the ladder's tables, newest first."""
+        ids, total = self._page(keys.LADDER_TABLES if ladder else keys.TOURNAMENTS, page, per_page)
         found = [t for t in map(self.get_tournament, ids) if t]
         return Page(found, total, page, per_page)
+
+    # -- the ladder's tables --------------------------------------------------------------------
+
+    def ladder_members(self) -> list[str]:
+        """The registered bots whose owners entered them in the ladder (any status)."""
+        return sorted(replies.texts(self.redis.smembers(keys.LADDER_MEMBERS)))
+
+    def open_ladder_tables(self) -> dict[str, tuple[str, ...]]:
+        """The ladder's tables not yet closed, each with its participants."""
+        raw = replies.fields(self.redis.hgetall(keys.LADDER_OPEN))
+        return {tid: tuple(json.loads(seats)) for tid, seats in raw.items()}
+
+    def close_ladder_table(self, tournament_id: str) -> None:
+        self.redis.hdel(keys.LADDER_OPEN, tournament_id)
+
+    def note_ladder_round(self, tables: Sequence[str]) -> None:
+        """Keep when the matchmaker ran and the tables it seated (for ``/api/ladder/status``)."""
+        fields = {"at": self._now(), "tables": codecs.dumps(list(tables))}
+        pipe = self.redis.pipeline()
+        pipe.hset(keys.LADDER_ROUND, mapping=fields)
+        pipe.hincrby(keys.LADDER_ROUND, "rounds", 1)
+        pipe.execute()
+
+    def last_ladder_round(self) -> dict[str, Any]:
+        """When the matchmaker last ran, the tables it seated then, and how many rounds ran."""
+        raw = replies.fields(self.redis.hgetall(keys.LADDER_ROUND))
+        return {
+            "at": raw.get("at"),
+            "tables": json.loads(raw.get("tables", "[]")),
+            "rounds": int(raw.get("rounds", 0)),
+        }
 
     def move_tournament(
         self,
@@ -515,6 +566,7 @@ class Store:
             watched += [keys.tournament(tid), keys.standings(tid), keys.failed(tid)]
         if rated:
             watched += [keys.rating(bot_id) for bot_id in seats]
+            watched += [keys.rating_versions(bot_id) for bot_id in seats]
         seq = self._seq()
 
         def record(pipe: Pipeline) -> bool:
@@ -545,8 +597,9 @@ class Store:
             for seat, info in enumerate(log.seats)
             if info.kind == "http" and replies.boolean(pipe.exists(keys.bot(info.bot_id)))
         ]
-        ratings = rate(log, [self._rating_in(pipe, b) for b in seats]) if rated else []
         now = self._now()
+        before = [self._version_rating(pipe, s.bot_id, s.version) for s in log.seats]
+        ratings = rate(log, before, at=now) if rated else []
         pipe.multi()
         pipe.set(keys.replay(log.match_id), blob, nx=True)
         pipe.hset(
@@ -578,8 +631,13 @@ class Store:
         for rating in ratings:
             point = RatingPoint(log.match_id, rating.mu, rating.sigma, now)
             pipe.set(keys.rating(rating.bot_id), codecs.to_json(rating))
+            pipe.hset(keys.rating_versions(rating.bot_id), rating.version, codecs.to_json(rating))
             pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
-            pipe.rpush(keys.history(rating.bot_id), codecs.to_json(point))
+            pipe.rpush(keys.history(rating.bot_id, rating.version), codecs.to_json(point))
+        if rated:
+            for bot_id, opponent, figures in head_to_head(log):
+                for figure, value in figures.items():
+                    pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", value)
 
     def _index_match(
         self,
@@ -665,11 +723,48 @@ class Store:
         return ranked([codecs.from_json(v, Standing) for v in raw.values()])
 
     def rating(self, bot_id: str) -> Rating | None:
+        """The participant's rating, of the version it played last."""
         return self._rating_in(self.redis, bot_id)
 
     def _rating_in(self, client: redis.Redis, bot_id: str) -> Rating | None:
         raw = replies.blob(client.get(keys.rating(bot_id)))
         return codecs.from_json(raw, Rating) if raw else None
+
+    def ratings(self, bot_ids: Sequence[str]) -> list[Rating]:
+        """The current ratings of those of ``bot_ids`` that have one (one round trip)."""
+        if not bot_ids:
+            return []
+        raw = replies.blobs(self.redis.mget([keys.rating(b) for b in bot_ids]))
+        return [codecs.from_json(r, Rating) for r in raw if r]
+
+    def _version_rating(self, pipe: Pipeline, bot_id: str, version: str) -> Rating:
+        """The rating ``version`` of the participant plays from: its own, or where it starts."""
+        current = self._rating_in(pipe, bot_id)
+        if current is not None and current.version == version:
+            return current
+        kept = replies.blob(pipe.hget(keys.rating_versions(bot_id), version))
+        if kept is not None:
+            return codecs.from_json(kept, Rating)
+        return starting_rating(bot_id, version, current)
+
+    def rating_versions(self, bot_id: str) -> list[Rating]:
+        """Every version's rating, the one played latest first (a rating from before versions
+        were kept has the version "")."""
+        raw = replies.fields(self.redis.hgetall(keys.rating_versions(bot_id)))
+        found = [codecs.from_json(r, Rating) for r in raw.values()]
+        current = self.rating(bot_id)
+        if current is not None and current.version not in raw:
+            found.append(current)
+        return sorted(found, key=lambda r: (r.last_match, r.version), reverse=True)
+
+    def head_to_head(self, bot_id: str) -> list[HeadToHead]:
+        """Its figures against each opponent of its rated matches, most matches first."""
+        counters: dict[str, dict[str, int]] = {}
+        for field, value in replies.fields(self.redis.hgetall(keys.head_to_head(bot_id))).items():
+            opponent, _, figure = field.rpartition("|")
+            counters.setdefault(opponent, {})[figure] = int(value)
+        found = [HeadToHead(opponent, **figures) for opponent, figures in counters.items()]
+        return sorted(found, key=lambda h: (-h.matches, h.opponent))
 
     def _standing_in(self, pipe: Pipeline, tournament_id: str, bot_id: str) -> Standing | None:
         raw = replies.blob(pipe.hget(keys.standings(tournament_id), bot_id))
@@ -683,8 +778,13 @@ class Store:
         found = [(first + i, codecs.from_json(r, Rating)) for i, r in enumerate(raw) if r]
         return Page(found, total, page, per_page)
 
-    def rating_history(self, bot_id: str) -> list[RatingPoint]:
-        points = replies.texts(self.redis.lrange(keys.history(bot_id), 0, -1))
+    def rating_history(self, bot_id: str, version: str | None = None) -> list[RatingPoint]:
+        """One version's rating after each of its rated matches, oldest first (default: the
+        version it played last)."""
+        if version is None:
+            current = self.rating(bot_id)
+            version = "" if current is None else current.version
+        points = replies.texts(self.redis.lrange(keys.history(bot_id, version), 0, -1))
         return [codecs.from_json(p, RatingPoint) for p in points]
 
     # -- human games ----------------------------------------------------------------------------

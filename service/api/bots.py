@@ -70,6 +70,8 @@ class Bots(MethodView):
             description=args["description"],
             contact=args["contact"],
             transport=args["transport"],
+            ladder=args["ladder"],
+            max_concurrent=args["max_concurrent"],
         )
 
 
@@ -105,6 +107,8 @@ class BotById(MethodView):
             description=args.get("description"),
             contact=args.get("contact"),
             allow_human_games=args.get("allow_human_games"),
+            ladder=args.get("ladder"),
+            max_concurrent=args.get("max_concurrent"),
         )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import redis
 
-from arena import results
+from arena import ratings, results
 from arena.config import Config
 from arena.errors import NotFoundError, StaleVersionError, WrongStateError
 from arena.match_loop import InProcessSeat, Reply, play_match
@@ -649,20 +649,21 @@ def test_each_fault_and_own_fallback_is_listed_where_it_was_made() -> None:
 
 def test_a_match_moves_the_ladder_only_if_rated_among_four_distinct_participants() -> None:
     log = _log("m1")
-    assert results.is_rated(log)
-    assert not results.is_rated(dataclasses.replace(log, rated=False))
+    assert ratings.is_rated(log)
+    assert not ratings.is_rated(dataclasses.replace(log, rated=False))
     house = _log("m2", ["bot_a", "house:easy", "house:easy", "bot_b"])
-    assert not results.is_rated(house)
+    assert not ratings.is_rated(house)
 
 
 def test_ratings_start_new_and_add_the_match_to_what_was_stored() -> None:
     log = _faulty_match()
     stored = Rating("bot_b", 30.0, 5.0, matches=4, points=100, hands=4, faults=1, decisions=50)
-    after = results.rate(log, [None, stored, None, None])
+    new = [ratings.starting_rating(s.bot_id, s.version, None) for s in log.seats]
+    after = ratings.rate(log, [new[0], stored, new[2], new[3]], at="then")
     assert [r.bot_id for r in after] == ["bot_a", "bot_b", "house:easy", "bot_c"]
     assert after[0].mu > after[3].mu > after[2].mu  # places 1, 2 and 3 of 4
-    assert all(r.sigma < results.DEFAULT_SIGMA for r in after) and after[1].mu < 30.0
-    assert (results.DEFAULT_MU, results.DEFAULT_SIGMA) == (25.0, 25 / 3)
+    assert all(r.sigma < ratings.DEFAULT_SIGMA for r in after) and after[1].mu < 30.0
+    assert (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA) == (25.0, 25 / 3)
     totals = log.outcome.totals
     assert [(r.matches, r.points, r.hands, r.faults, r.decisions) for r in after] == [
         (1, totals[0], 1, 0, 14),
@@ -670,8 +671,14 @@ def test_ratings_start_new_and_add_the_match_to_what_was_stored() -> None:
         (1, totals[2], 1, 0, 13),
         (1, totals[3], 1, 1, 14),
     ]
-    with pytest.raises(ValueError, match="zip"):  # one stored rating per seat, or none rated
-        results.rate(log, [None, stored, None])
+    seat_of = [(seat, r.seats[seat]) for seat, r in enumerate(after)]
+    assert [(seat, f.matches, f.placement_sum) for seat, f in seat_of] == [
+        (seat, 1, log.places[seat]) for seat in range(4)
+    ]
+    assert after[1].seats[0] == stored.seats[0]  # only its own seat's figures move
+    assert [(r.first_match, r.last_match) for r in after] == [("then", "then")] * 4
+    with pytest.raises(ValueError, match="3 ratings for 4 seats"):
+        ratings.rate(log, [new[0], stored, new[2]])
 
 
 def test_standings_count_wins_places_forfeits_and_each_seat_of_a_house_bot() -> None:

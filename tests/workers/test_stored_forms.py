@@ -130,17 +130,20 @@ def test_a_stored_bot_loads_and_is_written_the_same(store: Store) -> None:
         "bot_a", "Beta", "http://b", "拱猪 bot", "c", BotStatus.ACTIVE, "1", T0, T1, True, 3, 1
     )
     assert store.get_bot("bot_a") == bot
-    # written the same, and since pull bots with its transport (a bot stored before is push)
+    # written the same, and with the fields added since: its transport (a bot stored before is
+    # push) and its ladder entry (out, one match at a time)
     fields = codecs.bot_fields(bot)
-    assert fields == {**_written({k: v for k, v in fields.items() if k != "transport"}, BOT),
-                      "transport": "push"}  # fmt: skip
+    added = {"transport": "push", "ladder": "0", "max_concurrent": "1"}
+    assert fields == {**_written({k: v for k, v in fields.items() if k not in added}, BOT),
+                      **added}  # fmt: skip
 
 
 def test_a_stored_pull_bot_loads_and_is_written_the_same(store: Store) -> None:
-    stored = {**BOT, "endpoint": "", "transport": "pull"}
+    stored = {**BOT, "endpoint": "", "transport": "pull", "ladder": "1", "max_concurrent": "3"}
     store.redis.hset("gz:bot:bot_a", mapping=stored)
     bot = store.get_bot("bot_a")
     assert bot is not None and bot.transport is Transport.PULL and bot.endpoint == ""
+    assert (bot.ladder, bot.max_concurrent) == (True, 3)
     assert codecs.bot_fields(bot) == _written(codecs.bot_fields(bot), stored)
 
 
@@ -160,7 +163,8 @@ def test_a_stored_tournament_loads_and_is_written_the_same(store: Store) -> None
     )
     assert store.get_tournament("t_1") == tournament
     fields = codecs.tournament_fields(tournament)
-    assert fields == _written(fields, TOURNAMENT)
+    assert fields == {**_written({k: v for k, v in fields.items() if k != "ladder"}, TOURNAMENT),
+                      "ladder": "0"}  # fmt: skip
 
 
 def test_a_recorded_match_loads_and_its_planned_fields_are_written_the_same(store: Store) -> None:
@@ -190,7 +194,12 @@ def test_standings_ratings_points_and_faults_load_and_are_written_the_same(store
     assert store.rating_history("bot_a") == [point]
     assert list(store.faults("bot_a", page=1, per_page=5).items) == [fault]
     written = [codecs.to_json(r) for r in (standing, rating, point, fault)]
-    assert written == [STANDING, RATING, POINT, FAULT]  # a standing's rank is not stored
+    no_seat = '{"matches": 0, "placement_sum": 0, "points": 0, "hands": 0}'
+    versioned = RATING[:-1] + (  # and the fields added with versions
+        f', "version": "", "seats": [{", ".join([no_seat] * 4)}], "first_match": "", '
+        '"last_match": ""}'
+    )
+    assert written == [STANDING, versioned, POINT, FAULT]  # a standing's rank is not stored
 
 
 def test_a_stored_schedule_loads_and_is_written_the_same(store: Store) -> None:

@@ -1,0 +1,264 @@
+"""The ladder that runs itself: matchmaking rounds, and each table's rotations played in turn.
+
+**Rounds.** ``rq cron`` (the arena's ``cron`` process) queues :func:`matchmake` every
+``GONGZHU_LADDER_INTERVAL_S`` seconds and a worker runs it. A round first moves every open
+table on (:func:`advance`), then seats up to ``GONGZHU_LADDER_TABLES`` new tables among the
+members with room (:func:`arena.matchmaker.choose_tables`). The members are the house bots
+named by ``GONGZHU_LADDER_HOUSE`` and every registered bot whose owner entered it
+(``ladder``) and that is active (a pull bot: connected too).
+
+**Tables.** A table is a rated, duplicate tournament of its four participants, flagged as the
+ladder's: its deal sequence is played in all four seat rotations, each a match of
+``GONGZHU_LADDER_HANDS`` hands, so the ladder is duplicate too (and each deal is embargoed
+until its rotations are over, as in any tournament). The rotations are played **one after
+another**: a worker that records a rotation releases the next (and so does every round, which
+catches a release lost to a crash). So a table holds each of its bots in at most one match at
+a time, and a bot sits at no more open tables than its owner's ``max_concurrent``: the limit
+on its concurrent ladder matches holds by construction.
+
+**Stopping.** A table whose bot is paused, retired or taken out of the ladder is cancelled
+before its next rotation (what was played stays rated). A rotation whose job failed for good
+is marked failed by the workers' sweep (:mod:`arena.failures`) and the table moves on.
+
+One round at a time: a round holds the ladder's lock (redis-py's ``Lock``); a round that
+finds it held does nothing, and a release waits for it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena import tournaments
+from arena.context import Arena
+from arena.errors import NotFoundError, WrongStateError
+from arena.matchmaker import Member, Table, choose_tables
+from arena.queue import release_match
+from arena.ratings import starting_rating
+from arena.records import (
+    HOUSE_PARTICIPANTS,
+    BotStatus,
+    Format,
+    HeadToHead,
+    MatchStatus,
+    Page,
+    Rating,
+    RatingPoint,
+    TournamentSpec,
+    TournamentStatus,
+    Transport,
+)
+from arena.store import keys
+from referee import Rules
+from replays.log import TimeControl
+
+TIME_CONTROL = TimeControl(decision_ms=1000, bank_ms=30_000, fault_limit=5)
+"""The ladder's clock: the tournaments' default."""
+LOCK_TIMEOUT_S = 120
+"""A round's lock expires after this, should its worker die holding it."""
+RELEASE_WAIT_S = 10
+"""How long a release waits for a running round to finish."""
+
+
+@dataclass(frozen=True)
+class Status:
+    """The matchmaker's settings and what it last did."""
+
+    interval_s: int
+    tables_per_round: int
+    hands: int
+    house: tuple[str, ...]
+    open_tables: int
+    last_round: dict[str, object]
+
+
+def matchmake(arena: Arena) -> list[str]:
+    """One matchmaking round; returns the tables it seated (none if another round holds the
+    lock, or the matchmaker is off)."""
+    config = arena.config
+    if not config.ladder_interval_s:
+        return []
+    lock = arena.store.redis.lock(keys.LADDER_LOCK, timeout=LOCK_TIMEOUT_S)
+    if not lock.acquire(blocking=False):
+        return []
+    try:
+        for table_id in arena.store.open_ladder_tables():
+            _advance(arena, table_id)
+        members = ladder_members(arena)
+        rng = random.Random(f"ladder:{arena.store.last_ladder_round()['rounds']}")
+        seated = [
+            seat_table(arena, table)
+            for table in choose_tables(members, tables=config.ladder_tables, rng=rng)
+        ]
+        arena.store.note_ladder_round(seated)
+        return seated
+    finally:
+        lock.release()
+
+
+def advance(arena: Arena, table_id: str) -> None:
+    """Release the table's next rotation, or close the table (a worker calls this when it has
+        recorded one of the table's matches). Nothing is lost if this does not happen (a worker
+    dies first, or a round holds the lock too long): the next round advances every open table."""
+    lock = arena.store.redis.lock(
+        keys.LADDER_LOCK, timeout=LOCK_TIMEOUT_S, blocking_timeout=RELEASE_WAIT_S
+    )
+    if not lock.acquire():
+        return  # a round held it all along: the next round releases the rotation
+    try:
+        _advance(arena, table_id)
+    finally:
+        lock.release()
+
+
+def _advance(arena: Arena, table_id: str) -> None:
+    store = arena.store
+    table = store.get_tournament(table_id)
+    if table is None or table.status.is_over:
+        store.close_ladder_table(table_id)
+        return
+    if not _all_playing(arena, table.spec.participants):
+        try:
+            store.move_tournament(
+                table_id,
+                TournamentStatus.CANCELLED,
+                allowed_from=[TournamentStatus.RUNNING, TournamentStatus.DONE_WITH_FAILURES],
+            )
+        except WrongStateError:
+            return  # not expanded yet, or ended meanwhile: the next round looks again
+        store.close_ladder_table(table_id)
+        return
+    matches = store.list_matches(page=1, per_page=4, tournament_id=table_id).items
+    waiting = sorted(
+        (m for m in matches if m.status not in (MatchStatus.DONE, MatchStatus.FAILED)),
+        key=lambda m: m.id,
+    )
+    if waiting:
+        release_match(arena.queue, waiting[0].id)
+
+
+def _all_playing(arena: Arena, participants: Sequence[str]) -> bool:
+    """Every registered participant is active and still in the ladder."""
+    registered = [p for p in participants if p not in HOUSE_PARTICIPANTS]
+    found = arena.store.get_bots(registered)
+    return all(
+        p in found and found[p].status is BotStatus.ACTIVE and found[p].ladder for p in registered
+    )
+
+
+def ladder_members(arena: Arena) -> list[Member]:
+    """The ladder's members now, each with its rating and how many more tables it may join."""
+    store = arena.store
+    bots = store.get_bots(store.ladder_members())
+    pulled = [b.id for b in bots.values() if b.transport is Transport.PULL]
+    connected = store.mailbox.connected(pulled)
+    playing = [
+        b
+        for b in bots.values()
+        if b.ladder
+        and b.status is BotStatus.ACTIVE
+        and (b.transport is Transport.PUSH or b.id in connected)
+    ]
+    busy: dict[str, int] = {}
+    for seats in store.open_ladder_tables().values():
+        for participant in seats:
+            busy[participant] = busy.get(participant, 0) + 1
+    house = arena.config.ladder_house
+    ratings = {r.bot_id: r for r in store.ratings([*house, *(b.id for b in playing)])}
+    members = []
+    for bot_id, room, is_house in [
+        *((h, 0, True) for h in house),
+        *((b.id, b.max_concurrent - busy.get(b.id, 0), False) for b in playing),
+    ]:
+        rating = ratings.get(bot_id) or starting_rating(bot_id, "", None)
+        members.append(Member(bot_id, rating.mu, rating.sigma, rating.matches, room, is_house))
+    return members
+
+
+def seat_table(arena: Arena, table: Table) -> str:
+    """Store a new ladder table of ``table``'s participants, in that seat order, and release
+    its first rotation."""
+    config = arena.config
+    spec = TournamentSpec(
+        name="Ladder table",
+        participants=table,
+        format=Format(duplicate=True, matches_per_table=1, hands=config.ladder_hands or None),
+        rules=Rules(),
+        time_control=TIME_CONTROL,
+        rated=True,
+    )
+    table_id = arena.store.create_tournament(spec, ladder=True)
+    arena.store.move_tournament(
+        table_id, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED]
+    )
+    tournaments.expand(arena, table_id)
+    return table_id
+
+
+def status(arena: Arena) -> Status:
+    config = arena.config
+    return Status(
+        interval_s=config.ladder_interval_s,
+        tables_per_round=config.ladder_tables,
+        hands=config.ladder_hands,
+        house=config.ladder_house,
+        open_tables=len(arena.store.open_ladder_tables()),
+        last_round=arena.store.last_ladder_round(),
+    )
+
+
+# -- what the ladder shows ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """A row of the ladder: the participant's rank and name, and its latest version's rating."""
+
+    rank: int
+    name: str
+    rating: Rating
+
+
+def standings(arena: Arena, *, page: int, per_page: int) -> Page[Row]:
+    """The ladder, best conservative rating first."""
+    found = arena.store.ladder(page=page, per_page=per_page)
+    bots = arena.store.get_bots(r.bot_id for _, r in found.items)
+    rows = [
+        Row(rank, bots[r.bot_id].name if r.bot_id in bots else r.bot_id, r)
+        for rank, r in found.items
+    ]
+    return Page(rows, found.total, found.page, found.per_page)
+
+
+def _known(arena: Arena, participant: str) -> Rating | None:
+    """Its current rating; NotFoundError if it is neither rated nor a registered bot."""
+    rating = arena.store.rating(participant)
+    if rating is None and arena.store.get_bot(participant) is None:
+        raise NotFoundError(f"there is no bot {participant}")
+    return rating
+
+
+def versions(arena: Arena, participant: str) -> list[Rating]:
+    """Every rated version of the participant, the one played latest first."""
+    _known(arena, participant)
+    return arena.store.rating_versions(participant)
+
+
+def rating_history(
+    arena: Arena, participant: str, version: str | None = None
+) -> tuple[str, list[RatingPoint]]:
+    """A version's rating after each of its rated matches, oldest first (default: the version
+    played latest), and which version that is."""
+    current = _known(arena, participant)
+    if version is None:
+        version = "" if current is None else current.version
+    return version, arena.store.rating_history(participant, version)
+
+
+def head_to_head(arena: Arena, participant: str, *, page: int, per_page: int) -> Page[HeadToHead]:
+    """Its figures against each opponent of its rated matches, most matches first."""
+    _known(arena, participant)
+    every = arena.store.head_to_head(participant)
+    start = (page - 1) * per_page
+    return Page(every[start : start + per_page], len(every), page, per_page)
