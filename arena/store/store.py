@@ -751,11 +751,14 @@ class Store:
         """Every version's rating, the one played latest first (a rating from before versions
         were kept has the version "")."""
         raw = replies.fields(self.redis.hgetall(keys.rating_versions(bot_id)))
-        found = [codecs.from_json(r, Rating) for r in raw.values()]
         current = self.rating(bot_id)
-        if current is not None and current.version not in raw:
-            found.append(current)
-        return sorted(found, key=lambda r: (r.last_match, r.version), reverse=True)
+        others = [
+            codecs.from_json(r, Rating)
+            for v, r in raw.items()
+            if not current or v != current.version
+        ]
+        others.sort(key=lambda r: (r.last_match, r.version), reverse=True)
+        return [current, *others] if current else others
 
     def head_to_head(self, bot_id: str) -> list[HeadToHead]:
         """Its figures against each opponent of its rated matches, most matches first."""

@@ -64,6 +64,10 @@ def environment(config: Config) -> dict[str, str]:
         "GONGZHU_JOB_HEARTBEAT_S": str(config.job_heartbeat_s),
         "GONGZHU_ABANDONED_AFTER_S": str(config.abandoned_after_s),
         "GONGZHU_MAINTENANCE_INTERVAL_S": str(config.maintenance_interval_s),
+        "GONGZHU_LADDER_INTERVAL_S": str(config.ladder_interval_s),
+        "GONGZHU_LADDER_TABLES": str(config.ladder_tables),
+        "GONGZHU_LADDER_HANDS": str(config.ladder_hands),
+        "GONGZHU_LADDER_HOUSE": ",".join(h.removeprefix("house:") for h in config.ladder_house),
     }
 
 
