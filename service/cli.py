@@ -257,10 +257,13 @@ def standings(tournament_id: str | None, url: str | None) -> None:
         if tournament_id:
             print_standings(arena, arena.call("GET", f"/api/tournaments/{tournament_id}"))
             return
-        for row in arena.call("GET", "/api/ladder")["items"]:
+        for row in arena.call("GET", "/api/ladder?per_page=100")["items"]:
+            mark = "  provisional" if row["provisional"] else ""
             click.echo(
-                f"{row['rank']:>4}  {row['bot_id']:<24} {row['rating']:>8.2f} "
-                f"(mu {row['mu']:.2f}, sigma {row['sigma']:.2f})  {row['matches']} matches"
+                f"{row['rank']:>4}  {row['bot_id']:<18} {row['name']:<20} "
+                f"{row['version'] or '-':<8} {row['rating']:>8.2f} "
+                f"(mu {row['mu']:.2f}, sigma {row['sigma']:.2f})  "
+                f"{row['matches']} matches{mark}"
             )
 
 
@@ -275,9 +278,20 @@ def bots() -> None:
 @click.option("--contact", required=True, help="How the arena reaches the bot's owner.")
 @click.option("--description", default="")
 @click.option("--pull", is_flag=True, help="A bot that connects out (behind NAT): no ENDPOINT.")
+@click.option("--ladder", is_flag=True, help="Enter it in the ladder (rated matches, by itself).")
+@click.option("--max-concurrent", type=int, default=1, show_default=True,
+              help="The most ladder matches it plays at once.")  # fmt: skip
 @url_option
 def register_bot(
-    *, name: str, endpoint: str | None, contact: str, description: str, pull: bool, url: str | None
+    *,
+    name: str,
+    endpoint: str | None,
+    contact: str,
+    description: str,
+    pull: bool,
+    ladder: bool,
+    max_concurrent: int,
+    url: str | None,
 ) -> None:
     """Register the bot NAME served at ENDPOINT (or, with --pull, one that connects out); prints
     its id, token and signing secret (once)."""
@@ -286,6 +300,8 @@ def register_bot(
         "contact": contact,
         "description": description,
         "transport": "pull" if pull else "push",
+        "ladder": ladder,
+        "max_concurrent": max_concurrent,
         **({"endpoint": endpoint} if endpoint else {}),
     }
     arena = _arena(url)
@@ -317,6 +333,40 @@ def verify_bot(bot_id: str, token: str, url: str | None) -> None:
     path = f"/api/bots/{bot_id}/verify-endpoint"
     with _arena_errors():
         _echo_json(_arena(url).call("POST", path, token=token))
+
+
+@bots.command("ladder")
+@click.argument("bot_id")
+@click.option("--token", envvar="GONGZHU_BOT_TOKEN", required=True, help="The bot's token.")
+@click.option("--join/--leave", default=None, help="Enter the ladder, or leave it.")
+@click.option("--max-concurrent", type=int, help="The most ladder matches it plays at once.")
+@url_option
+def ladder_entry(
+    bot_id: str, token: str, join: bool | None, max_concurrent: int | None, url: str | None
+) -> None:
+    """Enter the bot in the ladder or take it out, or change how many ladder matches it plays
+    at once; with neither, print its rated versions."""
+    arena = _arena(url)
+    changes = {
+        **({} if join is None else {"ladder": join}),
+        **({} if max_concurrent is None else {"max_concurrent": max_concurrent}),
+    }
+    with _arena_errors():
+        if changes:
+            bot = arena.call("PATCH", f"/api/bots/{bot_id}", token=token, json=changes)
+            click.echo(
+                f"{bot['name']}: {'in' if bot['ladder'] else 'not in'} the ladder, "
+                f"at most {bot['max_concurrent']} ladder match(es) at once"
+            )
+            return
+        for version in arena.call("GET", f"/api/bots/{bot_id}/versions?per_page=100")["items"]:
+            mark = "  provisional" if version["provisional"] else ""
+            click.echo(
+                f"{version['version'] or '-':<12} {version['rating']:>8.2f} "
+                f"(mu {version['mu']:.2f}, sigma {version['sigma']:.2f})  "
+                f"{version['matches']} matches, {version['points_per_hand']:+.1f} points a hand"
+                f"{mark}"
+            )
 
 
 @bots.command("list")

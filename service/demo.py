@@ -1,5 +1,6 @@
-"""The demo the run command shows: example bots from the SDK, registered through the API, in a
-tournament with house bots, followed to the end with a progress bar, then the standings.
+"""The demo the run command shows: example bots from the SDK, registered through the API and
+entered in the ladder (which then plays them by itself), in a tournament with house bots,
+followed to the end with a progress bar, then the standings.
 
 It talks to the arena only over its public HTTP API, like any client.
 """
@@ -57,7 +58,10 @@ def register_bots(arena: ArenaClient, urls: dict[str, str], keep: Path) -> list[
         if name in known:
             bot = known[name]
             arena.call(
-                "PATCH", f"/api/bots/{bot['id']}", token=bot["token"], json={"endpoint": url}
+                "PATCH",
+                f"/api/bots/{bot['id']}",
+                token=bot["token"],
+                json={"endpoint": url, "ladder": True},
             )
             continue
         made = arena.call(
@@ -68,6 +72,7 @@ def register_bots(arena: ArenaClient, urls: dict[str, str], keep: Path) -> list[
                 "endpoint": url,
                 "contact": "demo@localhost",
                 "description": "demo",
+                "ladder": True,
             },
         )
         known[name] = {"id": made["bot"]["id"], "token": made["token"]}
@@ -121,7 +126,9 @@ def print_standings(arena: ArenaClient, tournament: dict[str, Any]) -> None:
         )
     matches = arena.call("GET", f"/api/matches?tournament={tid}&per_page=1")["items"]
     click.echo(f"\nStandings page:  {arena.url}/tournaments/{tid}")
-    click.echo(f"Ladder:          {arena.url}/")
+    every = arena.call("GET", "/api/ladder/status")["interval_s"]
+    plays = f"plays itself, a round every {every} s" if every else "the matchmaker is off"
+    click.echo(f"Ladder:          {arena.url}/ ({plays})")
     if matches:
         click.echo(f"A replay:        {arena.url}/matches/{matches[0]['id']}")
     click.echo(f"Play a match:    {arena.url}/play")

@@ -77,3 +77,19 @@ def test_errors_are_the_arenas_messages_not_tracebacks(arena_url: str) -> None:
     assert no_token.exit_code == 1 and "operator token" in no_token.output
     down = CliRunner().invoke(main, ["bots", "list", "--url", "http://127.0.0.1:9"])
     assert down.exit_code == 1 and "cannot reach the arena" in down.output
+
+
+def test_an_owner_enters_the_ladder_and_reads_its_versions(arena_url: str) -> None:
+    with running(make_app(LowestCard, None, verify_signatures=False)) as bot_url:
+        register = ["bots", "register", "laddered", bot_url, "--contact", "me@x.org"]
+        out = gongzhu(*register, "--ladder", "--max-concurrent", "2", "--url", arena_url)
+        made = json.loads(out[: out.rindex("}") + 1])
+        assert (made["bot"]["ladder"], made["bot"]["max_concurrent"]) == (True, 2)
+        bot_id, token = made["bot"]["id"], made["token"]
+        entry = ["bots", "ladder", bot_id, "--token", token, "--url", arena_url]
+        assert "not in the ladder, at most 3" in gongzhu(*entry, "--leave", "--max-concurrent", "3")
+        assert "laddered: in the ladder" in gongzhu(*entry, "--join")
+        assert gongzhu(*entry) == ""  # no rated version yet
+        too_many = CliRunner().invoke(main, [*entry, "--max-concurrent", "99"])
+        assert too_many.exit_code == 1 and "max_concurrent" in too_many.output
+        assert "provisional" not in gongzhu("standings", "--url", arena_url)  # an empty ladder
