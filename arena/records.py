@@ -217,6 +217,8 @@ class Match:
     """Why a failed match failed."""
     deal_label: str | None = None
     """The label of its deal sequence in its tournament (rotations of one deal share it)."""
+    versions: tuple[str, ...] = ()
+    """What each seat's bot answered as its version in ``hello`` (recorded matches)."""
 
 
 @dataclass(frozen=True)

@@ -364,6 +364,10 @@ class MatchSchema(Schema):
         allow_none=True,
         metadata={"description": "its deal sequence in the tournament; rotations share it"},
     )
+    versions = fields.List(
+        fields.String(),
+        metadata={"description": "each seat's version, as its bot answered in hello (recorded)"},
+    )
 
 
 class VerificationSchema(Schema):

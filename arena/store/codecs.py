@@ -190,6 +190,7 @@ def recorded_match_fields(log: MatchLog, *, finished_at: str) -> dict[str, str]:
         "status": MatchStatus.DONE.value,
         "finished_at": finished_at,
         "result": to_json(result),
+        "versions": dumps([s.version for s in log.seats]),
     }
 
 
@@ -205,6 +206,7 @@ def match_from(match_id: str, raw: Mapping[str, str]) -> Match:
         failure=raw.get("failure") or None,
         deal_label=raw.get("deal_label") or None,
         result=from_json(raw["result"], MatchResult) if raw.get("result") else None,
+        versions=tuple(json.loads(raw.get("versions", "[]"))),
     )
 
 

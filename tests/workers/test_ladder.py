@@ -129,6 +129,14 @@ def test_a_table_plays_its_rotations_one_after_another_and_a_round_picks_up_afte
     assert _queued(arena) == [match_job_id(r1), match_job_id(r2)]
     rating = store.rating(first)
     assert rating is not None and (rating.matches, rating.version) == (1, "2.5")
+    played = store.get_match(r1)
+    assert played is not None  # each seat's version, as it answered in hello
+    assert dict(zip(played.seats, played.versions, strict=True)) == {
+        first: "2.5",
+        second: "2.5",
+        "house:easy": "1",
+        "house:normal": "1",
+    }
 
     # a worker dies after recording r2 and before releasing r3: the next round releases it
     with monkeypatch.context() as patched:
