@@ -1,0 +1,101 @@
+"""Choosing the ladder's tables (:mod:`arena.matchmaker`): the neediest first, close ratings,
+never past a bot's room, four distinct members with a registered host, reproducible."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import Counter
+
+import pytest
+
+from arena.matchmaker import Member, choose_tables, random_tables
+
+HOUSE = [
+    Member("house:easy", 18.0, 2.0, 500, house=True),
+    Member("house:normal", 25.0, 1.0, 500, house=True),
+    Member("house:hard", 31.0, 2.0, 500, house=True),
+]
+
+
+def _field(n: int, *, room: int = 1, sigma: float = 2.0) -> list[Member]:
+    return [Member(f"bot_{i:02}", 10.0 + 2 * i, sigma, 40, room=room) for i in range(n)]
+
+
+def test_every_table_has_four_distinct_members_and_a_registered_one() -> None:
+    for seed in range(30):
+        tables = choose_tables([*_field(9, room=2), *HOUSE], tables=10, rng=random.Random(seed))
+        assert tables
+        for table in tables:
+            assert len(set(table)) == 4 and any(not b.startswith("house:") for b in table)
+
+
+def test_no_member_is_seated_past_its_room_and_house_bots_have_no_limit() -> None:
+    members = [*_field(6, room=1), Member("roomy", 20.0, 2.0, 40, room=3), *HOUSE]
+    tables = choose_tables(members, tables=50, rng=random.Random(1))
+    seated = Counter(b for t in tables for b in t)
+    assert all(seated[m.bot_id] <= m.room for m in members if not m.house)
+    assert seated["roomy"] == 3  # it was given all its room
+    full = [Member("busy", 25.0, 8.0, 0, room=0), *_field(3), *HOUSE]
+    assert all("busy" not in t for t in choose_tables(full, tables=5, rng=random.Random(2)))
+    assert sum(seated[h.bot_id] for h in HOUSE) > 3  # house bots sit at several tables
+
+
+def test_the_neediest_bot_is_seated_first() -> None:
+    settled = _field(4, sigma=2.0)
+    new = Member("newcomer", 25.0, 8.33, 0, room=1)
+    older_new = Member("unsure", 25.0, 6.0, 5, room=1)
+    for seed in range(10):
+        [first] = choose_tables(
+            [*settled, older_new, new, *HOUSE], tables=1, rng=random.Random(seed)
+        )
+        assert "newcomer" in first
+    same = [Member("a", 25.0, 5.0, 9, room=1), Member("b", 25.0, 5.0, 3, room=1), *HOUSE]
+    [table] = choose_tables(same, tables=1, rng=random.Random(0))
+    assert "b" in table  # equally unsure: the one with fewer matches
+
+
+def test_a_settled_bot_meets_bots_of_its_own_strength() -> None:
+    field = [Member(f"bot_{i:02}", float(i), 0.5, 100, room=100) for i in range(40)]
+    host = Member("host", 20.0, 0.6, 0, room=100)  # the neediest, by a little
+    gaps = []
+    for seed in range(20):
+        [table] = choose_tables([host, *field], tables=1, rng=random.Random(seed))
+        assert "host" in table
+        gaps += [abs(float(b.removeprefix("bot_")) - 20.0) for b in table if b != "host"]
+    assert max(gaps) <= 3.0  # its three nearest, give or take its small uncertainty
+
+
+def test_an_uncertain_bot_meets_strengths_across_its_range() -> None:
+    field = [Member(f"bot_{i:02}", float(i), 1.0, 100, room=100) for i in range(40)]
+    host = Member("host", 20.0, 8.0, 0, room=100)
+    means = []
+    for seed in range(40):
+        [table] = choose_tables([host, *field], tables=1, rng=random.Random(seed))
+        means.append(statistics.fmean(float(b[4:]) for b in table if b != "host"))
+    assert statistics.pstdev(means) > 4.0  # spread like its sigma, not stuck at 20
+
+
+def test_the_same_members_and_seed_give_the_same_tables() -> None:
+    members = [*_field(12, room=2), *HOUSE]
+    first = choose_tables(members, tables=6, rng=random.Random("round-3"))
+    assert first == choose_tables(members, tables=6, rng=random.Random("round-3"))
+    assert first != choose_tables(members, tables=6, rng=random.Random("round-4"))
+
+
+@pytest.mark.parametrize("choose", [choose_tables, random_tables])
+def test_too_few_members_with_room_seat_no_table(choose: object) -> None:
+    assert callable(choose)
+    assert choose(HOUSE, tables=3, rng=random.Random(0)) == []  # house bots alone
+    three = [Member("solo", 25.0, 8.0, 0, room=1), *HOUSE[:2]]
+    assert choose(three, tables=3, rng=random.Random(0)) == []
+    assert choose([], tables=3, rng=random.Random(0)) == []
+    assert choose([*_field(5), *HOUSE], tables=0, rng=random.Random(0)) == []
+
+
+def test_random_tables_respect_room_and_seat_everyone_with_room() -> None:
+    members = [*_field(8, room=1), *HOUSE]
+    tables = random_tables(members, tables=20, rng=random.Random(5))
+    seated = Counter(b for t in tables for b in t)
+    assert all(seated[m.bot_id] <= 1 for m in members if not m.house)
+    assert all(len(set(t)) == 4 for t in tables)
