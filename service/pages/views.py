@@ -6,11 +6,14 @@ import functools
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, render_template, request
 
 from arena import bots
-from arena.records import Match, MatchStatus
+from arena import ladder as ladder_figures
+from arena.ratings import ANCHOR, ANCHOR_MU, ANCHOR_SIGMA
+from arena.records import PROVISIONAL_SIGMA, Match, MatchStatus, Rating
 from arena.store import FAULTS_KEPT
 from replays.integrity import unpack
 from replays.upgrade import read_log
@@ -30,6 +33,8 @@ PER_PAGE = 100
 RECENT = 20
 FAULTS_PER_PAGE = 50
 TOURNAMENTS_PER_PAGE = 50
+TABLES_PER_PAGE = 50
+HEAD_TO_HEAD_PER_PAGE = 20
 
 
 class PageNotFoundError(Exception):
@@ -48,6 +53,21 @@ def names(ids: Iterable[str]) -> dict[str, str]:
     return {i: found[i].name if i in found else i for i in wanted}
 
 
+@blp.app_template_global()
+def page_query(arg: str, value: int) -> str:
+    """This page's query string with ``arg`` set to ``value`` and every other argument kept
+    (a pager's link: paging the faults keeps the version chosen, and so on)."""
+    args = request.args.to_dict(flat=False)
+    args[arg] = [str(value)]
+    return "?" + urlencode(args, doseq=True)
+
+
+@blp.app_template_global()
+def provisional_note() -> str:
+    """What the provisional mark's tooltip says."""
+    return f"σ above {PROVISIONAL_SIGMA:.1f}: too few rated matches to trust the place yet"
+
+
 def _page_arg(name: str = "page") -> int:
     return max(1, request.args.get(name, 1, type=int) or 1)
 
@@ -59,14 +79,31 @@ def _last_page(total: int, per_page: int) -> int:
 @blp.route("/")
 def ladder() -> str:
     page = _page_arg()
-    found = store().ladder(page=page, per_page=PER_PAGE)
+    found = ladder_figures.standings(arena(), page=page, per_page=PER_PAGE)
     last = _last_page(found.total, PER_PAGE)
     return render_template(
         "pages/ladder.html",
         rows=found.items,
-        names=names(r.bot_id for _, r in found.items),
+        names={r.rating.bot_id: r.name for r in found.items},
+        status=ladder_figures.status(arena()),
+        anchor_mu=ANCHOR_MU,
+        threshold=PROVISIONAL_SIGMA,
         page=page,
         last=last,
+    )
+
+
+@blp.route("/ladder/tables")
+def ladder_tables() -> str:
+    page = _page_arg()
+    found = store().list_tournaments(page=page, per_page=TABLES_PER_PAGE, ladder=True)
+    return render_template(
+        "pages/ladder_tables.html",
+        tables=found.items,
+        names=names(p for t in found.items for p in t.spec.participants),
+        status=ladder_figures.status(arena()),
+        page=page,
+        last=_last_page(found.total, TABLES_PER_PAGE),
     )
 
 
@@ -125,19 +162,35 @@ def bot(bot_id: str) -> str:
     rating = store().rating(bot_id)
     if record is None and rating is None:
         raise PageNotFoundError(f"There is no bot {bot_id}.")
+    versions = ladder_figures.versions(arena(), bot_id)
+    selected = _selected(bot_id, versions, request.args.get("version"), rating)
+    _, history = ladder_figures.rating_history(
+        arena(), bot_id, None if selected is None else selected.version
+    )
+    h2h_page = _page_arg("h2h_page")
+    h2h = ladder_figures.head_to_head(
+        arena(), bot_id, page=h2h_page, per_page=HEAD_TO_HEAD_PER_PAGE
+    )
     recent = store().list_matches(page=1, per_page=RECENT, bot_id=bot_id).items
-    history = store().rating_history(bot_id)
-    chart = rating_chart([(p.match_id, p.conservative) for p in history])
     fault_page = _page_arg("fault_page")
     faults = store().faults(bot_id, page=fault_page, per_page=FAULTS_PER_PAGE)
+    shown = [bot_id, *(b for m in recent for b in m.seats), *(h.opponent for h in h2h.items)]
     return render_template(
         "pages/bot.html",
         bot_id=bot_id,
         bot=record,
         rating=rating,
+        versions=versions,
+        selected=selected,
+        chart=rating_chart(history),
+        anchor=ANCHOR,
+        anchor_mu=ANCHOR_MU,
+        anchor_sigma=ANCHOR_SIGMA,
+        head_to_head=h2h.items,
+        h2h_page=h2h_page,
+        h2h_last=_last_page(h2h.total, HEAD_TO_HEAD_PER_PAGE),
         recent=recent,
-        chart=chart,
-        names=names([bot_id, *(b for m in recent for b in m.seats)]),
+        names=names(shown),
         faults=faults.items,
         fault_total=faults.total,
         fault_page=fault_page,
@@ -145,6 +198,21 @@ def bot(bot_id: str) -> str:
         fault_cap=FAULTS_KEPT,
         embargoed=_embargoed({f.match_id for f in faults.items}),
     )
+
+
+def _selected(
+    bot_id: str, versions: list[Rating], asked: str | None, current: Rating | None
+) -> Rating | None:
+    """The version ``?version=`` asks for (default: the one played latest, if any is rated);
+    a version never rated is answered with the 404 page."""
+    if asked is None:
+        if current is None:
+            return None
+        asked = current.version
+    for rating in versions:
+        if rating.version == asked:
+            return rating
+    raise PageNotFoundError(f'{bot_id} has no rated version "{asked}".')
 
 
 def _embargoed(match_ids: set[str]) -> set[str]:

@@ -19,14 +19,22 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from arena.records import Format, TournamentSpec, TournamentStatus
+from arena.records import (
+    Format,
+    HeadToHead,
+    Rating,
+    SeatFigures,
+    TournamentSpec,
+    TournamentStatus,
+)
 from arena.redis_server import start_redis
 from arena.store import Store
 from referee import Rules
 from replays.integrity import generate_key, private_key_pem
 from replays.log import MatchLog, TimeControl
 from service import Config, create_app
-from tests.pages.pages_support import faulty_log, serving
+from service.pages.views import TABLES_PER_PAGE
+from tests.pages.pages_support import faulty_log, serving, write_head_to_head, write_version
 from tests.service.service_support import sealed_log
 
 CHROMIUM = "/usr/bin/chromium"
@@ -40,6 +48,31 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
+HOSTILE_NAME = "<script>window.pwned = 1</script>"
+HOSTILE_VERSION = '<img src=x onerror="window.pwned = 2">'
+VETERAN_V1 = [(25.0 + n / 2, 8.33 - n * 0.25) for n in range(10)]
+"""Version 1.0 of the veteran: ten matches, provisional throughout (σ from 8.33 to 6.08)."""
+VETERAN_V2 = [(30.0, 6.0), (31.0, 5.6), (31.5, 5.2), (32.0, 4.9), (32.4, 4.6), (33.0, 4.4)]
+"""Version 2.0: six matches, no longer provisional from the fourth (σ 4.9) on."""
+OPPONENTS = 25
+"""The veteran's head-to-head opponents: more than one page of them."""
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """What the tests wrote for the ladder's pages, besides the recorded matches."""
+
+    veteran: str
+    """A registered bot in the ladder (3 at once), with two rated versions, 1.0 (provisional)
+    and 2.0 (the latest, σ ≤ 5), and head-to-head figures against ``OPPONENTS`` opponents."""
+    hostile: str
+    """A registered bot whose name and version are markup."""
+    table_id: str
+    """A running table of the ladder (veteran, hostile, house:normal, house:easy): its four
+    rotations queued, none played yet. The newest of the ladder's tables: a page of older ones,
+    closed, comes before it."""
+    round_at: str
+    """When the matchmaker's last round ran."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +90,9 @@ class Arena:
     """A one-hand unrated match with faults, in a second tournament ("summer cup"), whose
     replay is embargoed: the other match of its deal is still to play."""
     store: Store
+    config: Config
+    ladder: Ladder
+    """The ladder's data written straight to the store (house Normal's rating too)."""
 
 
 @pytest.fixture(scope="session")
@@ -88,9 +124,18 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     rich = faulty_log(config, "m_rich", bots, hands=3)
     store.record_result("m_rich", rich)
     embargoed = _embargoed_match(config, store, ["house:normal", *bots[1:]])
+    ladder = _ladder(store)
     with serving(create_app(config, store=store)) as url:
         yield Arena(
-            url, bots, tid, done, MatchLog.from_json(rich), MatchLog.from_json(embargoed), store
+            url,
+            bots,
+            tid,
+            done,
+            MatchLog.from_json(rich),
+            MatchLog.from_json(embargoed),
+            store,
+            config,
+            ladder,
         )
     redis.stop()
 
@@ -110,16 +155,77 @@ def _embargoed_match(config: Config, store: Store, seats: list[str]) -> dict[str
     return log
 
 
-def _bot(store: Store, name: str) -> str:
+def _bot(store: Store, name: str, **options: Any) -> str:
     bot, _ = store.create_bot(
         name=name,
         endpoint="http://127.0.0.1:9/bot",
         description=f"{name}, a test bot",
         contact="me@example.com",
-        version="1.0",
+        version=options.pop("version", "1.0"),
         secret="s",
+        **options,
     )
     return bot.id
+
+
+Seats = tuple[SeatFigures, SeatFigures, SeatFigures, SeatFigures]
+
+
+def _seats(matches: int, placement_sum: int, points: int) -> Seats:
+    """Four seats' figures of ``matches`` matches of 4 hands each, seat 0's the given ones and
+    each later seat's a little worse."""
+    a, b, c, d = (
+        SeatFigures(matches, placement_sum + seat, points - 10 * seat, 4 * matches)
+        for seat in range(4)
+    )
+    return a, b, c, d
+
+
+def _ladder(store: Store) -> Ladder:
+    """The veteran's two versions, the hostile bot, house Normal's anchored rating, a ladder
+    table and a matchmaking round, written straight to the store."""
+    veteran = _bot(store, "veteran", version="2.0", ladder=True, max_concurrent=3)
+    hostile = _bot(store, HOSTILE_NAME, version=HOSTILE_VERSION, ladder=True)
+    v1 = Rating(
+        veteran, *VETERAN_V1[-1], matches=40, points=-400, hands=160, faults=2, decisions=4000,
+        version="1.0", seats=_seats(10, 25, -100),
+        first_match="2024-01-01T10:00:00+00:00", last_match="2024-01-10T10:00:00+00:00",
+    )  # fmt: skip
+    v2 = Rating(
+        veteran, *VETERAN_V2[-1], matches=24, points=-120, hands=96, faults=0, decisions=2400,
+        version="2.0", seats=_seats(6, 9, -30),
+        first_match="2024-02-01T10:00:00+00:00", last_match="2024-02-20T10:00:00+00:00",
+    )  # fmt: skip
+    write_version(store, v1, VETERAN_V1)
+    write_version(store, v2, VETERAN_V2)
+    for n in range(OPPONENTS):  # opponent n: 30 - n matches, so the order is n's
+        matches = 30 - n
+        figures = HeadToHead(f"bot_opponent{n:02}", matches, matches - 1, 1, 10 - n, 4 * matches)
+        write_head_to_head(store, veteran, figures.opponent, figures)
+    hostile_rating = Rating(hostile, 20.0, 7.5, matches=2, hands=8, version=HOSTILE_VERSION)
+    write_version(store, hostile_rating, [(22.0, 8.0), (20.0, 7.5)])
+    write_version(store, Rating("house:normal", 25.0, 1.0, version="1"), [(25.0, 1.0)])
+    seats = (veteran, hostile, "house:normal", "house:easy")
+    spec = TournamentSpec(
+        "Ladder table", seats, Format(hands=4), Rules(), TimeControl(1000, 30000, 5)
+    )
+    for _ in range(TABLES_PER_PAGE):  # older tables, closed: the tables page has two pages
+        store.close_ladder_table(store.create_tournament(spec, ladder=True))
+    table_id = store.create_tournament(spec, ladder=True)
+    store.set_tournament_total(table_id, 4)
+    store.move_tournament(
+        table_id, TournamentStatus.RUNNING, allowed_from=[TournamentStatus.CREATED]
+    )
+    for rotation in range(4):
+        store.create_match(
+            f"m_l{rotation}",
+            seats=seats[rotation:] + seats[:rotation],
+            tournament_id=table_id,
+            table_id="table-1",
+        )
+    store.note_ladder_round([table_id])
+    round_at = store.last_ladder_round()["at"]
+    return Ladder(veteran, hostile, table_id, round_at)
 
 
 @pytest.fixture(scope="session")

@@ -1,9 +1,10 @@
-"""Helpers of the page tests: a served app, a match with faults over several hands."""
+"""Helpers of the page tests: a served app, a match with faults over several hands, ratings
+and head-to-head figures written as the store writes them."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -11,6 +12,8 @@ from flask import Flask
 from werkzeug.serving import make_server
 
 from arena.match_loop import InProcessSeat, play_match
+from arena.records import HeadToHead, Rating, RatingPoint
+from arena.store import Store, codecs, keys
 from bot_sdk.examples.lowest_card import LowestCard
 from referee import Card, Game, Observation, Rules
 from replays.deals import DealSource
@@ -79,3 +82,29 @@ def faulty_log(
     assert config.replay_key_path is not None
     key = private_key_from_pem(config.replay_key_path.read_bytes())
     return seal(log.to_json(), key, key_id=key_id_of(key.public_key()))
+
+
+def write_version(store: Store, rating: Rating, mus_sigmas: Sequence[tuple[float, float]]) -> None:
+    """Write one version's rating and its history (``(μ, σ)`` after each match, oldest first)
+    the way :meth:`Store.record_result` does, without playing dozens of matches: the rating
+    becomes the participant's current one (write the versions oldest first)."""
+    points = [
+        codecs.to_json(RatingPoint(f"m_{rating.bot_id}_{rating.version}_{n}", mu, sigma, ""))
+        for n, (mu, sigma) in enumerate(mus_sigmas, start=1)
+    ]
+    pipe = store.redis.pipeline()
+    pipe.set(keys.rating(rating.bot_id), codecs.to_json(rating))
+    pipe.hset(keys.rating_versions(rating.bot_id), rating.version, codecs.to_json(rating))
+    pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
+    if points:
+        pipe.rpush(keys.history(rating.bot_id, rating.version), *points)
+    pipe.execute()
+
+
+def write_head_to_head(store: Store, bot_id: str, opponent: str, figures: HeadToHead) -> None:
+    """Add ``figures`` against ``opponent`` to the bot's head-to-head counters, as a rated
+    match's recording does."""
+    pipe = store.redis.pipeline()
+    for figure in ("matches", "ahead", "behind", "points", "hands"):
+        pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", getattr(figures, figure))
+    pipe.execute()
