@@ -17,10 +17,11 @@ from marshmallow import ValidationError
 from marshmallow.validate import Length, Range
 from werkzeug.test import TestResponse
 
-from arena.records import HOUSE_PARTICIPANTS, Rating, Standing
+from arena.ladder import Row
+from arena.records import HOUSE_PARTICIPANTS, NO_SEATS, Rating, SeatFigures, Standing
 from arena.store import Store
 from service import Config, create_app
-from service.schemas import RatingSchema, StandingSchema
+from service.schemas import LadderRowSchema, StandingSchema
 from tests.service.play_support import ALL_EASY
 from tests.service.service_support import bearer, operator
 from tests.service.test_edges import TOURNAMENT_BOUNDS
@@ -479,18 +480,31 @@ def test_a_ladder_row_and_a_standing_show_their_figures_rounded_as_documented() 
     """What ``/api/ladder`` and ``/api/tournaments/{id}/standings`` show of a stored rating and
     standing: the rank beside the rating, points per hand and placement to 3 decimals, the
     fault rate to 4."""
+    seat = SeatFigures(matches=3, placement_sum=7, points=10, hands=3)
     rating = Rating(
-        "bot_a", mu=27.123456, sigma=7.654321, matches=3, points=10, hands=3, faults=1, decisions=7
-    )
-    assert RatingSchema().dump((5, rating)) == {
+        "bot_a", mu=27.123456, sigma=7.654321, matches=3, points=10, hands=3, faults=1,
+        decisions=7, version="1.2", seats=(seat, NO_SEATS[1], NO_SEATS[2], NO_SEATS[3]),
+        first_match="then", last_match="now",
+    )  # fmt: skip
+    no_seat = {"matches": 0, "average_placement": 0.0, "points_per_hand": 0.0}
+    assert LadderRowSchema().dump(Row(5, "Alpha", rating)) == {
         "rank": 5,
         "bot_id": "bot_a",
+        "name": "Alpha",
+        "version": "1.2",
         "mu": 27.123456,
         "sigma": 7.654321,
         "rating": pytest.approx(27.123456 - 3 * 7.654321),
+        "provisional": True,
         "matches": 3,
         "points_per_hand": 3.333,
         "fault_rate": 0.1429,
+        "seats": [
+            {"seat": 0, "matches": 3, "average_placement": 2.333, "points_per_hand": 3.333},
+            *({"seat": n, **no_seat} for n in (1, 2, 3)),
+        ],
+        "first_match": "then",
+        "last_match": "now",
     }
     standing = Standing(
         "bot_b",
