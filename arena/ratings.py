@@ -8,18 +8,25 @@ new participants enter at the default mean, so without a fixed point the whole s
 with one, a rating of 25 always means "as strong as house Normal", today and a season from
 now. Its matches, points and seats are counted like anyone's.
 
+**No drift.** openskill adds a little uncertainty before every match (its ``tau``), so that a
+rating can follow a player who improves. A version of a bot is a fixed program (a bot that
+changes answers a new version, below), so the arena sets ``tau`` to 0: σ only shrinks as a
+version's matches add up, and its rating settles instead of wandering. (In
+benchmarks/ladder.py, the shown order of a simulated ladder then stays right, Kendall τ ≥ 0.9
+for good, about three times sooner: docs/BENCHMARKS.md.)
+
 Measured in simulation (the field of tests/workers/test_ratings.py: house bots and five bots
-of fixed strengths, 1,500 matches, then 3,000 more): with the anchor, house Normal stays at
-exactly 25 and the field's mean moves 0.6 points between the two; without it, Normal's own
-number ends at 23.5. When eight much weaker newcomers join for the 3,000 matches, the field's
-mean moves 1.9 points with the anchor and 3.1 without (Normal then at 28.3): the anchor fixes
-the scale's zero, and the model's approximation still stretches the gaps a little when the
-field changes a lot.
+of fixed strengths, 3,000 matches, then 3,000 more, means over each last 500): with the anchor,
+house Normal stays at exactly 25 and the others' means move 0.13 points on average (1.04 at
+most); without it, Normal's own number ends at 25.22. When eight much weaker newcomers join
+for the second 3,000, the others' means move 0.96 points on average with the anchor and 1.32
+without (Normal then at 26.08): the anchor fixes the scale's zero, and the model still
+stretches the gaps a little when the field changes a lot.
 
 **Provisional.** A rating is provisional while its ``σ`` is above
 :data:`~arena.records.PROVISIONAL_SIGMA`: a new participant starts at ``σ`` = 8.33 and comes
-below 5 after 22 rated matches (median of 50 simulated bots, 16 to 30, against opponents of
-``σ`` 2 to 8.3).
+below 5 after about 22 rated matches (median of 50 simulated bots, 16 to 30, against opponents
+of ``σ`` 2 to 8.3).
 
 **Versions.** A participant's rating belongs to the version it answered in ``hello`` (the
 match log names it, seat by seat). A version not rated before starts a new history: at the
@@ -49,7 +56,8 @@ from arena.records import Rating, SeatFigures
 from arena.results import asked
 from replays.log import MatchLog
 
-MODEL = PlackettLuce()
+MODEL = PlackettLuce(tau=0.0)
+"""Plackett-Luce without drift (see **No drift** above)."""
 DEFAULT_MU: float = MODEL.mu
 DEFAULT_SIGMA: float = MODEL.sigma
 ANCHOR = "house:normal"

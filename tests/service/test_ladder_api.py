@@ -40,6 +40,7 @@ def test_an_owner_enters_the_ladder_and_sets_its_limit(client: FlaskClient, bot_
     assert (changed.json["ladder"], changed.json["max_concurrent"]) == (True, 3)
     public = client.get("/api/bots").json["items"][0]
     assert (public["ladder"], public["max_concurrent"]) == (True, 3)
+    assert client.patch(path, json={"max_concurrent": 8}, headers=auth).status_code == 200
     for wrong in (0, 9, "two"):
         refused = client.patch(path, json={"max_concurrent": wrong}, headers=auth)
         assert refused.status_code == 422 and "max_concurrent" in refused.json["errors"]

@@ -36,8 +36,11 @@ def test_no_member_is_seated_past_its_room_and_house_bots_have_no_limit() -> Non
     seated = Counter(b for t in tables for b in t)
     assert all(seated[m.bot_id] <= m.room for m in members if not m.house)
     assert seated["roomy"] == 3  # it was given all its room
-    full = [Member("busy", 25.0, 8.0, 0, room=0), *_field(3), *HOUSE]
-    assert all("busy" not in t for t in choose_tables(full, tables=5, rng=random.Random(2)))
+    full = [Member("busy", 25.0, 8.0, 0, room=0), Member("over", 25.0, 8.0, 0, room=-1)]
+    full += [*_field(3), *HOUSE]  # "over": its owner lowered the limit below its open tables
+    for choose in (choose_tables, random_tables):
+        chosen = choose(full, tables=5, rng=random.Random(2))
+        assert chosen and all("busy" not in t and "over" not in t for t in chosen)
     assert sum(seated[h.bot_id] for h in HOUSE) > 3  # house bots sit at several tables
 
 
@@ -53,6 +56,9 @@ def test_the_neediest_bot_is_seated_first() -> None:
     same = [Member("a", 25.0, 5.0, 9, room=1), Member("b", 25.0, 5.0, 3, room=1), *HOUSE]
     [table] = choose_tables(same, tables=1, rng=random.Random(0))
     assert "b" in table  # equally unsure: the one with fewer matches
+    unsure = [Member("old", 25.0, 7.0, 30, room=1), Member("young", 25.0, 4.0, 2, room=1)]
+    [table] = choose_tables([*unsure, *HOUSE], tables=1, rng=random.Random(0))
+    assert "old" in table  # the more uncertain first, even with more matches
 
 
 def test_a_settled_bot_meets_bots_of_its_own_strength() -> None:
@@ -94,8 +100,14 @@ def test_too_few_members_with_room_seat_no_table(choose: object) -> None:
 
 
 def test_random_tables_respect_room_and_seat_everyone_with_room() -> None:
-    members = [*_field(8, room=1), *HOUSE]
-    tables = random_tables(members, tables=20, rng=random.Random(5))
-    seated = Counter(b for t in tables for b in t)
-    assert all(seated[m.bot_id] <= 1 for m in members if not m.house)
-    assert all(len(set(t)) == 4 for t in tables)
+    members = [*_field(7, room=1), Member("two", 20.0, 2.0, 40, room=2), *HOUSE]
+    for seed in range(10):
+        tables = random_tables(members, tables=20, rng=random.Random(seed))
+        seated = Counter(b for t in tables for b in t)
+        # until fewer than four members have room: with three house bots, all used up
+        assert {m.bot_id: seated[m.bot_id] for m in members if not m.house} == {
+            **{f"bot_{i:02}": 1 for i in range(7)},
+            "two": 2,
+        }
+        assert all(len(set(t)) == 4 for t in tables)
+    assert len(random_tables(members, tables=2, rng=random.Random(0))) == 2
