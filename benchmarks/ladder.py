@@ -1,0 +1,571 @@
+"""How fast the ladder's shown order becomes right: the matchmaker against random tables,
+duplicate deals against plain ones.
+
+A field of bots whose true order is known by construction plays a simulated ladder with the
+arena's own code: house Normal (``house:normal``, p = 0, the rating anchor) and registered
+bots that are house Normal playing a random legal card with probability p = k / (size − 1)
+at each card play (passes and exposures stay Normal's), so a larger p is a weaker bot. Every
+round builds the members from the current ratings (each registered bot with room for one
+table, house Normal with room for any), seats tables with
+:func:`arena.matchmaker.choose_tables` or :func:`arena.matchmaker.random_tables` until nobody
+has room, and plays each table as 4 matches of 4 hands (``play_match`` with ``InProcessSeat``
+seats, as a worker plays house bots), the participants shifted one seat each time: the same
+deals in all four (duplicate) or four different deals (plain). Each match is rated on its own,
+one after another, by :func:`arena.ratings.rate`. After every rating the shown order (by
+``Rating.conservative``, highest first) is compared with the true order by Kendall's τ (τ-a: a
+tie counts as neither right nor wrong).
+
+    python -m benchmarks.ladder                 # 4 arms x 5 seeds x 1,000 matches, 16 bots
+    python -m benchmarks.ladder --quick         # 4 arms x 1 seed x 300 matches
+    python -m benchmarks.ladder --experiment cards --experiment no-drift   # and more arms
+
+The default run takes about 6 minutes on 2 quiet cores (about 8 ms per hand in each of the 2
+processes), up to 3 times that on a busy machine; ``--quick`` about 20 seconds. Each run is
+seeded (its deals, its tables, its bots' random cards): the same options print the same
+figures, and an arm's figures do not depend on which other arms run beside it.
+
+Printed: a line per run as it ends; then a Markdown table, a row per arm: the runs; the
+matches until τ ≥ 0.9 was first reached (median, the lower of the middle two for an even
+count, and range over the seeds; "> N" for a run that never got there); in how many runs τ
+stayed at 0.9 or above from then to the end; the matches after which it never fell below 0.9
+again; the median τ after 100, 250, 500, 1,000, 2,000 and 4,000 matches (those within the
+run) and at its end; the registered bots' mean σ at the end. Then the goal's ratio (the median
+matches to the first τ ≥ 0.9 of the matchmaker with duplicate deals ÷ that of random tables
+with plain deals, at most 0.5), each participant's final μ averaged over the runs of those
+four arms and whether it falls as p grows (the true order holds), and the faults (0: no
+decision timed out).
+
+``--experiment NAME`` (repeatable) adds arms that rate or seat otherwise than the arena does,
+without changing the arena's modules (:data:`EXPERIMENTS`): ``table``, ``table4`` and
+``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``no-drift`` sets openskill's
+``tau`` to 0; ``table-no-drift`` and ``cards-no-drift`` do both; ``spread`` seats tables with
+:func:`spread_tables`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import statistics
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Protocol
+
+from openskill.models import PlackettLuce
+
+from arena import ratings
+from arena.match_loop import InProcessSeat, play_match
+from arena.matchmaker import SEATS, Member, Table, choose_tables, random_tables
+from arena.ratings import ANCHOR, rate, starting_rating
+from arena.records import Rating
+from bot_sdk.bot import Bot, CardAnswer, CardsAnswer
+from bot_sdk.house import NormalBot
+from referee import Game, HandResult, Observation, Outcome, Rules
+from replays.deals import DealSource, deal_seed
+from replays.log import MatchLog, SeatInfo, TimeControl
+
+HANDS = 4
+"""Hands per ladder match (the arena's default)."""
+RULES = Rules(fixed_hands=HANDS)
+ROTATIONS = 4
+TARGET = 0.9
+GOAL = 0.5
+"""The goal: the matchmaker with duplicate deals needs at most this share of the matches that
+random tables with plain deals need."""
+TIME_CONTROL = TimeControl(decision_ms=10_000, bank_ms=600_000, fault_limit=5)
+"""Generous, so that a busy machine never turns a slow decision into a fault."""
+VERSION = "1"
+SIZE = 16
+FULL_MATCHES = 1000
+FULL_SEEDS = 5
+QUICK_MATCHES = 300
+QUICK_SEEDS = 1
+CHECKPOINTS = (100, 250, 500, 1000, 2000, 4000)
+"""Where the table shows τ (those under the run's length, and its end)."""
+NEVER = 1 << 62
+
+
+class NoisyBot(Bot):
+    """House Normal that plays a random legal card with probability ``p``."""
+
+    def __init__(self, p: float, seed: str) -> None:
+        self.inner = NormalBot(seed)
+        self.p = p
+        self.name = f"normal-p{p:.2f}"
+        self._rng = random.Random(seed)
+
+    def play(self, obs: Observation) -> CardAnswer:
+        if self._rng.random() < self.p:
+            return self._rng.choice(list(obs.legal))
+        return self.inner.play(obs)
+
+    def expose(self, obs: Observation) -> CardsAnswer:
+        return self.inner.expose(obs)
+
+    def pass_cards(self, obs: Observation) -> CardsAnswer:
+        return self.inner.pass_cards(obs)
+
+    def hand_end(self, result: HandResult, observation: Observation) -> None:
+        self.inner.hand_end(result, observation)
+
+    def match_end(self, outcome: Outcome) -> None:
+        self.inner.match_end(outcome)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A participant of the simulated ladder and its randomness (its true place follows)."""
+
+    bot_id: str
+    p: float
+
+    @property
+    def house(self) -> bool:
+        return self.bot_id == ANCHOR
+
+    def bot(self, seed: str) -> Bot:
+        return NormalBot(seed) if self.house else NoisyBot(self.p, seed)
+
+    def seat(self, seat: int, seed: str) -> InProcessSeat:
+        bot = self.bot(f"{seed}:{seat}")
+        kind = "house" if self.house else "http"
+        return InProcessSeat(bot, SeatInfo(seat, self.bot_id, bot.name, VERSION, kind=kind))
+
+
+def field(size: int) -> list[Entrant]:
+    """House Normal and ``size − 1`` registered bots, p = k / (size − 1): strongest first."""
+    probabilities = [k / (size - 1) for k in range(size)]
+    return [Entrant(ANCHOR, 0.0)] + [
+        Entrant(f"bot_p{round(100 * p):02d}", p) for p in probabilities[1:]
+    ]
+
+
+class Chooser(Protocol):
+    def __call__(
+        self, members: Sequence[Member], *, tables: int, rng: random.Random
+    ) -> list[Table]: ...
+
+
+def spread_tables(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:
+    """An experiment: :func:`~arena.matchmaker.choose_tables` with a point drawn from the
+    host's ``N(μ, σ)`` for each of its three opponents, rather than one point for all three:
+    an uncertain host meets its whole range at every table, a well-known one still meets its
+    own strength."""
+    pool = {m.bot_id: m for m in members}
+    chosen: list[Table] = []
+    while len(chosen) < tables:
+        hosts = sorted((m for m in pool.values() if not m.house and m.has_room), key=Member.need)
+        if not hosts:
+            break
+        host = hosts[0]
+        seated = [host.bot_id]
+        for _ in range(SEATS - 1):
+            target = rng.gauss(host.mu, host.sigma)
+            free = [m for m in pool.values() if m.has_room and m.bot_id not in seated]
+            if not free:
+                break
+            seated.append(min(free, key=lambda m: (abs(m.mu - target), m.bot_id)).bot_id)
+        if len(seated) < SEATS:
+            break
+        rng.shuffle(seated)
+        chosen.append((seated[0], seated[1], seated[2], seated[3]))
+        for bot_id in seated:
+            if not pool[bot_id].house:
+                pool[bot_id] = replace(pool[bot_id], room=pool[bot_id].room - 1)
+    return chosen
+
+
+CHOOSERS: dict[str, Chooser] = {
+    "matchmaker": choose_tables,
+    "random": random_tables,
+    "spread": spread_tables,
+}
+
+
+@dataclass(frozen=True)
+class Arm:
+    """How a ladder is run: who sits together, which deals, how a table is rated, and whether
+    the rating model lets σ drift up between matches (openskill's ``tau``, the arena's
+    default) or not (an experiment)."""
+
+    tables: str
+    duplicate: bool
+    rating: str = "match"
+    """``match``: each match on its own (the arena); ``table``, ``table4`` or ``cards``: see
+    :data:`RATINGS`."""
+    drift: bool = True
+
+    @property
+    def name(self) -> str:
+        deals = "duplicate deals" if self.duplicate else "plain deals"
+        model = "" if self.drift else ", no σ drift"
+        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}"
+
+
+ARMS = (
+    Arm("matchmaker", duplicate=True),
+    Arm("matchmaker", duplicate=False),
+    Arm("random", duplicate=True),
+    Arm("random", duplicate=False),
+)
+RATINGS = {
+    "match": "",
+    "table": ", table rated by total points",
+    "table4": ", table rated 4 times by total points",
+    "cards": ", rated by the same cards",
+}
+"""How a duplicate table's 4 matches are rated: each on its own, by its places (the arena);
+the table once, by each participant's total points over the 4 (:func:`as_one_match`), or
+that same result 4 times, as if it were 4 matches; or 4 times, once per seat's cards, by the
+points each participant scored holding them (:func:`by_cards`)."""
+EXPERIMENTS = {
+    "table": [Arm("matchmaker", duplicate=True, rating="table")],
+    "cards": [Arm("matchmaker", duplicate=True, rating="cards")],
+    "table4": [Arm("matchmaker", duplicate=True, rating="table4")],
+    "no-drift": [
+        Arm("matchmaker", duplicate=True, drift=False),
+        Arm("random", duplicate=False, drift=False),
+    ],
+    "cards-no-drift": [Arm("matchmaker", duplicate=True, rating="cards", drift=False)],
+    "table-no-drift": [Arm("matchmaker", duplicate=True, rating="table", drift=False)],
+    "spread": [Arm("spread", duplicate=True)],
+}
+"""Changes to the arena tried here, not in the arena: a duplicate table rated by total points
+or by the same cards (:data:`RATINGS`); openskill's ``tau`` at 0, so that a bot's σ keeps
+shrinking with its matches instead of settling where each match's added ``tau²`` cancels
+what the match taught; and a matchmaker that draws a point for each opponent
+(:func:`spread_tables`)."""
+
+
+@contextmanager
+def rating_model(arm: Arm) -> Iterator[None]:
+    """``arena.ratings`` with the arm's model for the length of one run."""
+    kept = ratings.MODEL
+    if not arm.drift:
+        ratings.MODEL = PlackettLuce(tau=0.0)
+    try:
+        yield
+    finally:
+        ratings.MODEL = kept
+
+
+@dataclass(frozen=True)
+class Job:
+    arm: Arm
+    seed: int
+    size: int
+    matches: int
+
+
+@dataclass(frozen=True)
+class RunResult:
+    job: Job
+    taus: tuple[tuple[int, float], ...]
+    """(matches played so far, τ of the shown order) after every rating."""
+    final_mu: tuple[float, ...]
+    """Each entrant's μ at the end, in true order."""
+    final_sigma: tuple[float, ...]
+    """Each registered bot's σ at the end."""
+    faults: int
+    seconds: float
+
+    def first(self) -> int | None:
+        """The matches played when τ first reached the target."""
+        return next((n for n, tau in self.taus if tau >= TARGET), None)
+
+    def settled(self) -> int | None:
+        """The matches after which τ never fell below the target again, up to the end."""
+        if not self.taus or self.taus[-1][1] < TARGET:
+            return None
+        below = [i for i, (_, tau) in enumerate(self.taus) if tau < TARGET]
+        return self.taus[below[-1] + 1 if below else 0][0]
+
+    def held(self) -> bool:
+        return self.first() is not None and self.first() == self.settled()
+
+
+def kendall_tau(scores: Sequence[float]) -> float:
+    """τ-a of ``scores`` (given in true order, best first) against that order: the share of
+    pairs shown the right way round less the share shown the wrong way; ties count zero."""
+    pairs = list(combinations(scores, 2))
+    return sum((a > b) - (a < b) for a, b in pairs) / len(pairs)
+
+
+def members(entrants: Sequence[Entrant], board: dict[str, Rating]) -> list[Member]:
+    """The matchmaker's view at the start of a round: every registered bot has room for one."""
+    return [
+        Member(
+            e.bot_id,
+            board[e.bot_id].mu,
+            board[e.bot_id].sigma,
+            board[e.bot_id].matches,
+            room=0 if e.house else 1,
+            house=e.house,
+        )
+        for e in entrants
+    ]
+
+
+def play_table(
+    table: Table, entrants: dict[str, Entrant], secret: bytes, label: str, *, duplicate: bool
+) -> list[MatchLog]:
+    """The table's 4 matches, everyone one seat on each time: one deal sequence (``label``)
+    for all four when ``duplicate``, else one per rotation."""
+    logs = []
+    for rotation in range(ROTATIONS):
+        seats = table[rotation:] + table[:rotation]
+        deal_label = label if duplicate else f"{label}:r{rotation + 1}"
+        seed = deal_seed(secret, deal_label)
+        match_id = f"{label}-r{rotation + 1}"
+        players = [entrants[b].seat(s, f"{seed}:{rotation}") for s, b in enumerate(seats)]
+        logs.append(
+            play_match(
+                Game(RULES, seed=seed),
+                players,
+                match_id=match_id,
+                deals=DealSource.committed(secret, deal_label),
+                time_control=TIME_CONTROL,
+            )
+        )
+    return logs
+
+
+def rate_match(board: dict[str, Rating], log: MatchLog) -> None:
+    before = [board[seat.bot_id] for seat in log.seats]
+    for after in rate(log, before):
+        board[after.bot_id] = after
+
+
+def places_by(points: Sequence[int]) -> tuple[int, int, int, int]:
+    """Places by points, most first; equal points share a place."""
+    a, b, c, d = (1 + sum(other > mine for other in points) for mine in points)
+    return (a, b, c, d)
+
+
+def as_one_match(logs: Sequence[MatchLog]) -> MatchLog:
+    """The last rotation's log placed by every participant's total points over all the
+    table's rotations: the table rated as one match (an experiment)."""
+    totals: dict[str, int] = {}
+    for log in logs:
+        for seat, info in enumerate(log.seats):
+            totals[info.bot_id] = totals.get(info.bot_id, 0) + log.outcome.totals[seat]
+    last = logs[-1]
+    return replace(last, places=places_by([totals[info.bot_id] for info in last.seats]))
+
+
+def by_cards(logs: Sequence[MatchLog]) -> list[MatchLog]:
+    """Each rotation's log placed by the points its participants scored holding one seat's
+    cards (rotation k: seat k's), each in the rotation where they held them: four comparisons
+    of the same cards, without their luck (an experiment, duplicate deals only)."""
+    rated = []
+    for k, log in enumerate(logs):
+        held = {other.seats[k].bot_id: other.outcome.totals[k] for other in logs}
+        rated.append(replace(log, places=places_by([held[info.bot_id] for info in log.seats])))
+    return rated
+
+
+def to_rate(logs: Sequence[MatchLog], rating: str) -> list[tuple[MatchLog, int]]:
+    """What a table's logs are rated as under ``rating``, each with the matches it stands for."""
+    if rating == "table":
+        return [(as_one_match(logs), len(logs))]
+    if rating == "table4":
+        return [(as_one_match(logs), 1)] * len(logs)
+    if rating == "cards":
+        return [(log, 1) for log in by_cards(logs)]
+    return [(log, 1) for log in logs]
+
+
+def run(job: Job) -> RunResult:
+    """One simulated ladder, round after round, until ``job.matches`` matches are rated."""
+    start = time.perf_counter()
+    order = field(job.size)
+    entrants = {e.bot_id: e for e in order}
+    board = {e.bot_id: starting_rating(e.bot_id, VERSION, None) for e in order}
+    rng = random.Random(f"tables:{job.seed}")
+    secret = hashlib.sha256(f"ladder:{job.seed}".encode()).digest()
+    choose = CHOOSERS[job.arm.tables]
+    taus: list[tuple[int, float]] = []
+    played = faults = rounds = 0
+    with rating_model(job.arm):
+        while played < job.matches:
+            rounds += 1
+            for t, table in enumerate(choose(members(order, board), tables=job.size, rng=rng)):
+                if played >= job.matches:
+                    break
+                logs = play_table(
+                    table, entrants, secret, f"r{rounds}t{t + 1}", duplicate=job.arm.duplicate
+                )
+                faults += sum(sum(log.faults) for log in logs)
+                for log, matches in to_rate(logs, job.arm.rating):
+                    rate_match(board, log)
+                    played += matches
+                    taus.append(
+                        (played, kendall_tau([board[e.bot_id].conservative for e in order]))
+                    )
+    return RunResult(
+        job,
+        tuple(taus),
+        tuple(board[e.bot_id].mu for e in order),
+        tuple(board[e.bot_id].sigma for e in order if not e.house),
+        faults,
+        time.perf_counter() - start,
+    )
+
+
+def median_range(values: Sequence[int | None], budget: int) -> str:
+    """``median (low–high)``; a run that never got there counts as more than ``budget``."""
+    ranked = sorted(budget + 1 if v is None else v for v in values)
+
+    def shown(value: int) -> str:
+        return f"> {budget:,}" if value > budget else f"{value:,}"
+
+    return f"{shown(statistics.median_low(ranked))} ({shown(ranked[0])}–{shown(ranked[-1])})"
+
+
+def tau_at(result: RunResult, matches: int) -> float:
+    """τ after the last rating that came within ``matches`` matches."""
+    return [tau for n, tau in result.taus if n <= matches][-1]
+
+
+def checkpoints(budget: int) -> list[int]:
+    return [n for n in CHECKPOINTS if n < budget] + [budget]
+
+
+def table_rows(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
+    """The Markdown table: a row per arm."""
+    marks = checkpoints(budget)
+    rows = [
+        f"| arm | runs | matches to τ ≥ {TARGET} first: median (range) | held after | "
+        f"matches to τ ≥ {TARGET} for good: median (range) | "
+        + " | ".join(f"τ at {n:,}" for n in marks)
+        + " | σ at the end |",
+        "|---|---:|---:|---:|---:|" + "---:|" * len(marks) + "---:|",
+    ]
+    for arm in arms:
+        mine = [r for r in results if r.job.arm == arm]
+        taus = [f"{statistics.median(tau_at(r, n) for r in mine):.3f}" for n in marks]
+        sigma = statistics.fmean(s for r in mine for s in r.final_sigma)
+        rows.append(
+            f"| {arm.name} | {len(mine)} | {median_range([r.first() for r in mine], budget)} | "
+            f"{sum(r.held() for r in mine)} of {len(mine)} | "
+            f"{median_range([r.settled() for r in mine], budget)} | "
+            + " | ".join(taus)
+            + f" | {sigma:.2f} |"
+        )
+    return rows
+
+
+def median_first(results: Sequence[RunResult], arm: Arm) -> int | None:
+    """The median run's matches to the first τ ≥ target; None when that run never got there."""
+    ranked = sorted(r.first() or NEVER for r in results if r.job.arm == arm)
+    middle = statistics.median_low(ranked)
+    return None if middle == NEVER else middle
+
+
+def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
+    """Each matchmaker-with-duplicate-deals arm's median first τ ≥ target over that of random
+    tables with plain deals, as the arena rates (the goal is on the first arm)."""
+    baseline = median_first(results, ARMS[3])
+    lines = []
+    for arm in arms:
+        if arm.tables != "matchmaker" or not arm.duplicate:
+            continue
+        ours = median_first(results, arm)
+        head = f"{arm.name} ÷ {ARMS[3].name}"
+        if ours is None or baseline is None:
+            lines.append(
+                f"{head}: not measured, a median run did not get to τ ≥ {TARGET} in "
+                f"{budget:,} matches"
+            )
+            continue
+        ratio = ours / baseline
+        verdict = (
+            f", goal ≤ {GOAL}: {'met' if ratio <= GOAL else 'not met'}" if arm == ARMS[0] else ""
+        )
+        lines.append(f"{head}: {ours:,} ÷ {baseline:,} = {ratio:.2f}{verdict}")
+    return lines
+
+
+def order_lines(results: Sequence[RunResult], size: int) -> list[str]:
+    """Every entrant's final μ averaged over the runs of the arena's own four arms (the
+    experiments' ratings are left out), and whether it falls as p grows."""
+    arena = [r for r in results if r.job.arm in ARMS]
+    order = field(size)
+    means = [statistics.fmean(r.final_mu[i] for r in arena) for i in range(size)]
+    shown = ", ".join(f"{e.bot_id} {mu:.2f}" for e, mu in zip(order, means, strict=True))
+    wrong = [
+        f"{order[i].bot_id} ≤ {order[i + 1].bot_id}"
+        for i in range(size - 1)
+        if means[i] <= means[i + 1]
+    ]
+    verdict = "yes" if not wrong else "no: " + ", ".join(wrong)
+    return [
+        f"Final μ, mean of the {len(arena)} runs of the first four arms: {shown}",
+        f"μ falls as p grows: {verdict}",
+    ]
+
+
+def run_all(jobs: Sequence[Job], workers: int) -> list[RunResult]:
+    """Every job in ``workers`` processes, a line printed as each ends."""
+    results = []
+    with ProcessPoolExecutor(workers) as pool:
+        for future in as_completed([pool.submit(run, job) for job in jobs]):
+            result = future.result()
+            results.append(result)
+            print(run_line(result), flush=True)
+    return results
+
+
+def run_line(r: RunResult) -> str:
+    matches = r.taus[-1][0]
+    return (
+        f"{r.job.arm.name}, seed {r.job.seed}: τ ≥ {TARGET} first at {r.first()}, for good at "
+        f"{r.settled()}, τ at the end {r.taus[-1][1]:.3f}; {matches:,} matches in "
+        f"{r.seconds:.0f} s ({1000 * r.seconds / matches / HANDS:.1f} ms per hand)"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer matches and seeds")
+    parser.add_argument("--size", type=int, default=SIZE, help="bots on the ladder")
+    parser.add_argument("--matches", type=int, help="rated matches per run")
+    parser.add_argument("--seeds", type=int, help="independent runs per arm")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--experiment",
+        choices=EXPERIMENTS,
+        action="append",
+        default=[],
+        help="add an experiment's arms (repeatable)",
+    )
+    args = parser.parse_args(argv)
+    if args.size < 5:
+        parser.error("--size: a ladder needs at least 5 bots")
+    matches = args.matches or (QUICK_MATCHES if args.quick else FULL_MATCHES)
+    seeds = args.seeds or (QUICK_SEEDS if args.quick else FULL_SEEDS)
+    arms = [*ARMS, *(arm for name in args.experiment for arm in EXPERIMENTS[name])]
+    jobs = [Job(arm, seed, args.size, matches) for seed in range(1, seeds + 1) for arm in arms]
+    print(
+        f"{args.size} bots, {matches:,} rated matches of {HANDS} hands per run, {seeds} seeds "
+        f"per arm, {args.jobs} processes",
+        flush=True,
+    )
+    started = time.perf_counter()
+    results = run_all(jobs, args.jobs)
+    wall = time.perf_counter() - started
+    print()
+    print("\n".join(table_rows(results, arms, matches)))
+    print()
+    print("\n".join(goal_lines(results, arms, matches)))
+    print("\n".join(order_lines(results, args.size)))
+    print(f"Faults: {sum(r.faults for r in results)}; wall time {wall:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

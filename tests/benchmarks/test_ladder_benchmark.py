@@ -1,0 +1,79 @@
+"""The ladder benchmark runs end to end and prints its four arms (a tiny field and a few
+matches: this checks that it works, not how fast the order becomes right)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.matchmaker import Member
+from benchmarks import ladder
+from replays.log import MatchLog
+
+
+def test_ladder_prints_a_row_for_each_of_the_four_arms(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ladder.main(["--size", "6", "--matches", "8", "--seeds", "1", "--jobs", "1"])
+    out = capsys.readouterr().out
+    for arm in ladder.ARMS:
+        row = next(line for line in out.splitlines() if line.startswith(f"| {arm.name} |"))
+        assert "| 1 |" in row, row  # one run
+    assert "matchmaker, duplicate deals ÷ random, plain deals: " in out
+    assert "μ falls as p grows" in out
+    assert "Faults: 0;" in out
+
+
+def test_kendall_tau_counts_pairs_right_and_wrong_and_ties_as_neither() -> None:
+    assert ladder.kendall_tau([3.0, 2.0, 1.0]) == 1.0
+    assert ladder.kendall_tau([1.0, 2.0, 3.0]) == -1.0
+    assert ladder.kendall_tau([2.0, 2.0, 1.0]) == pytest.approx(2 / 3)
+
+
+TABLE = ("house:normal", "bot_p25", "bot_p50", "bot_p75")
+
+
+@pytest.fixture(scope="module")
+def duplicate_logs() -> list[MatchLog]:
+    entrants = {e.bot_id: e for e in ladder.field(5)}
+    return ladder.play_table(TABLE, entrants, bytes(32), "t1", duplicate=True)
+
+
+def test_a_duplicate_table_plays_one_deal_sequence_everyone_one_seat_on_each_time(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    assert {log.deals.label for log in duplicate_logs} == {"t1"}
+    assert [tuple(s.bot_id for s in log.seats) for log in duplicate_logs] == [
+        TABLE[r:] + TABLE[:r] for r in range(4)
+    ]
+
+
+def test_a_table_rated_as_one_match_is_placed_by_total_points(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    totals = dict.fromkeys(TABLE, 0)
+    for log in duplicate_logs:
+        for seat, info in enumerate(log.seats):
+            totals[info.bot_id] += log.outcome.totals[seat]
+    one = ladder.as_one_match(duplicate_logs)
+    assert one.places == ladder.places_by([totals[info.bot_id] for info in one.seats])
+
+
+def test_rated_by_the_same_cards_each_rotation_ranks_who_did_best_with_one_seats_cards(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    for k, rated in enumerate(ladder.by_cards(duplicate_logs)):
+        held = {log.seats[k].bot_id: log.outcome.totals[k] for log in duplicate_logs}
+        assert rated.places == ladder.places_by([held[info.bot_id] for info in rated.seats])
+    assert ladder.places_by([10, -5, 10, -200]) == (1, 3, 1, 4)
+
+
+def test_spread_tables_seat_distinct_members_within_their_room() -> None:
+    members = [Member(f"bot_{i}", 20.0 + i, 8.0 - i / 4, i, room=1) for i in range(9)]
+    members.append(Member("house:normal", 25.0, 1.0, 99, house=True))
+    tables = ladder.spread_tables(members, tables=9, rng=random.Random(3))
+    assert len(tables) in (2, 3)  # 9 registered bots with room for one, house Normal for any
+    assert all(len(set(t)) == 4 for t in tables)
+    seated = [b for t in tables for b in t if b != "house:normal"]
+    assert len(seated) == len(set(seated))
