@@ -17,7 +17,7 @@ tie counts as neither right nor wrong).
 
     python -m benchmarks.ladder                 # 4 arms x 5 seeds x 1,000 matches, 16 bots
     python -m benchmarks.ladder --quick         # 4 arms x 1 seed x 300 matches
-    python -m benchmarks.ladder --experiment cards --experiment no-drift   # and more arms
+    python -m benchmarks.ladder --experiment cards --experiment drift   # and more arms
 
 The default run takes about 6 minutes on 2 quiet cores (about 8 ms per hand in each of the 2
 processes), up to 3 times that on a busy machine; ``--quick`` about 20 seconds. Each run is
@@ -37,9 +37,9 @@ decision timed out).
 
 ``--experiment NAME`` (repeatable) adds arms that rate or seat otherwise than the arena does,
 without changing the arena's modules (:data:`EXPERIMENTS`): ``table``, ``table4`` and
-``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``no-drift`` sets openskill's
-``tau`` to 0; ``table-no-drift`` and ``cards-no-drift`` do both; ``spread`` seats tables with
-:func:`spread_tables`.
+``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``drift`` rates with openskill's
+default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`, no drift); ``spread``
+seats tables with :func:`spread_tables`.
 """
 
 from __future__ import annotations
@@ -190,20 +190,20 @@ CHOOSERS: dict[str, Chooser] = {
 @dataclass(frozen=True)
 class Arm:
     """How a ladder is run: who sits together, which deals, how a table is rated, and whether
-    the rating model lets σ drift up between matches (openskill's ``tau``, the arena's
-    default) or not (an experiment)."""
+    the rating model lets σ drift up between matches (openskill's default ``tau``: an
+    experiment) or not (the arena)."""
 
     tables: str
     duplicate: bool
     rating: str = "match"
     """``match``: each match on its own (the arena); ``table``, ``table4`` or ``cards``: see
     :data:`RATINGS`."""
-    drift: bool = True
+    drift: bool = False
 
     @property
     def name(self) -> str:
         deals = "duplicate deals" if self.duplicate else "plain deals"
-        model = "" if self.drift else ", no σ drift"
+        model = ", σ drift (openskill's default tau)" if self.drift else ""
         return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}"
 
 
@@ -227,27 +227,25 @@ EXPERIMENTS = {
     "table": [Arm("matchmaker", duplicate=True, rating="table")],
     "cards": [Arm("matchmaker", duplicate=True, rating="cards")],
     "table4": [Arm("matchmaker", duplicate=True, rating="table4")],
-    "no-drift": [
-        Arm("matchmaker", duplicate=True, drift=False),
-        Arm("random", duplicate=False, drift=False),
+    "drift": [
+        Arm("matchmaker", duplicate=True, drift=True),
+        Arm("random", duplicate=False, drift=True),
     ],
-    "cards-no-drift": [Arm("matchmaker", duplicate=True, rating="cards", drift=False)],
-    "table-no-drift": [Arm("matchmaker", duplicate=True, rating="table", drift=False)],
     "spread": [Arm("spread", duplicate=True)],
 }
 """Changes to the arena tried here, not in the arena: a duplicate table rated by total points
-or by the same cards (:data:`RATINGS`); openskill's ``tau`` at 0, so that a bot's σ keeps
-shrinking with its matches instead of settling where each match's added ``tau²`` cancels
-what the match taught; and a matchmaker that draws a point for each opponent
-(:func:`spread_tables`)."""
+or by the same cards (:data:`RATINGS`); openskill's default ``tau``, with which a bot's σ
+settles where each match's added ``tau²`` cancels what the match taught instead of shrinking
+with its matches (the arena's ratings before they were made drift-free); and a matchmaker
+that draws a point for each opponent (:func:`spread_tables`)."""
 
 
 @contextmanager
 def rating_model(arm: Arm) -> Iterator[None]:
     """``arena.ratings`` with the arm's model for the length of one run."""
     kept = ratings.MODEL
-    if not arm.drift:
-        ratings.MODEL = PlackettLuce(tau=0.0)
+    if arm.drift:
+        ratings.MODEL = PlackettLuce()
     try:
         yield
     finally:
