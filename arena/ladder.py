@@ -16,6 +16,10 @@ catches a release lost to a crash). So a table holds each of its bots in at most
 a time, and a bot sits at no more open tables than its owner's ``max_concurrent``: the limit
 on its concurrent ladder matches holds by construction.
 
+**Crashes.** Every step can be taken again: a round that dies after storing a table and before
+releasing its first rotation leaves it for the next round, which plans and releases it; a
+rotation recorded but not followed by its release is released by the next round.
+
 **Stopping.** A table whose bot is paused, retired or taken out of the ladder is cancelled
 before its next rotation (what was played stays rated). A rotation whose job failed for good
 is marked failed by the workers' sweep (:mod:`arena.failures`) and the table moves on.
@@ -31,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena import tournaments
+from arena.config import Config
 from arena.context import Arena
 from arena.errors import NotFoundError, WrongStateError
 from arena.matchmaker import Member, Table, choose_tables
@@ -118,6 +123,14 @@ def _advance(arena: Arena, table_id: str) -> None:
     if table is None or table.status.is_over:
         store.close_ladder_table(table_id)
         return
+    if table.status in (TournamentStatus.CREATED, TournamentStatus.QUEUED):
+        # its round died between storing the table and releasing its first rotation
+        if table.status is TournamentStatus.CREATED:
+            store.move_tournament(
+                table_id, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED]
+            )
+        tournaments.expand(arena, table_id)
+        return
     if not _all_playing(arena, table.spec.participants):
         try:
             store.move_tournament(
@@ -176,11 +189,9 @@ def ladder_members(arena: Arena) -> list[Member]:
     return members
 
 
-def seat_table(arena: Arena, table: Table) -> str:
-    """Store a new ladder table of ``table``'s participants, in that seat order, and release
-    its first rotation."""
-    config = arena.config
-    spec = TournamentSpec(
+def table_spec(config: Config, table: Table) -> TournamentSpec:
+    """What a ladder table of ``table``'s participants, in that seat order, plays."""
+    return TournamentSpec(
         name="Ladder table",
         participants=table,
         format=Format(duplicate=True, matches_per_table=1, hands=config.ladder_hands or None),
@@ -188,7 +199,12 @@ def seat_table(arena: Arena, table: Table) -> str:
         time_control=TIME_CONTROL,
         rated=True,
     )
-    table_id = arena.store.create_tournament(spec, ladder=True)
+
+
+def seat_table(arena: Arena, table: Table) -> str:
+    """Store a new ladder table of ``table``'s participants, in that seat order, and release
+    its first rotation."""
+    table_id = arena.store.create_tournament(table_spec(arena.config, table), ladder=True)
     arena.store.move_tournament(
         table_id, TournamentStatus.QUEUED, allowed_from=[TournamentStatus.CREATED]
     )

@@ -119,3 +119,19 @@ def test_the_neediest_bot_is_seated_first_and_paused_or_disconnected_bots_never(
     members = {m.bot_id for m in ladder.ladder_members(arena)}
     assert members == {*settled, newcomer, *HOUSE}
     assert paused not in members and pending not in members
+
+
+def test_a_table_left_unplanned_by_a_dead_round_is_planned_by_the_next(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    arena = Arena.from_config(config)
+    first, second = enter(store, stack, "first"), enter(store, stack, "second")
+    # a round that died after storing its table: stored and open, never planned
+    spec = ladder.table_spec(config, (first, second, *HOUSE))
+    orphan = store.create_tournament(spec, ladder=True)
+    assert orphan in store.open_ladder_tables() and _rotations(store, orphan) == []
+    assert ladder.matchmake(arena) == []  # its bots are at their one table: the orphan
+    o1, *_ = _rotations(store, orphan)
+    assert _queued(arena) == [match_job_id(o1)]  # planned, and its first rotation released
+    tournament = store.get_tournament(orphan)
+    assert tournament is not None and tournament.status is TournamentStatus.RUNNING
