@@ -30,9 +30,13 @@ finds it held does nothing, and a release waits for it.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from redis.exceptions import LockNotOwnedError
+from redis.lock import Lock
 
 from arena import tournaments
 from arena.config import Config
@@ -99,12 +103,12 @@ def matchmake(arena: Arena) -> list[str]:
         arena.store.note_ladder_round(seated)
         return seated
     finally:
-        lock.release()
+        _release(lock)
 
 
 def advance(arena: Arena, table_id: str) -> None:
     """Release the table's next rotation, or close the table (a worker calls this when it has
-        recorded one of the table's matches). Nothing is lost if this does not happen (a worker
+    recorded one of the table's matches). Nothing is lost if this does not happen (a worker
     dies first, or a round holds the lock too long): the next round advances every open table."""
     lock = arena.store.redis.lock(
         keys.LADDER_LOCK, timeout=LOCK_TIMEOUT_S, blocking_timeout=RELEASE_WAIT_S
@@ -114,6 +118,13 @@ def advance(arena: Arena, table_id: str) -> None:
     try:
         _advance(arena, table_id)
     finally:
+        _release(lock)
+
+
+def _release(lock: Lock) -> None:
+    """Release the ladder's lock; one that expired meanwhile (a round slower than its timeout)
+    is someone else's now, and is left to them."""
+    with contextlib.suppress(LockNotOwnedError):
         lock.release()
 
 
