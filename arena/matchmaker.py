@@ -27,7 +27,7 @@ from a seeded generator, so a round is reproducible.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 SEATS = 4
@@ -64,10 +64,9 @@ def choose_tables(members: Sequence[Member], *, tables: int, rng: random.Random)
     pool = {m.bot_id: m for m in members}
     chosen: list[Table] = []
     while len(chosen) < tables:
-        hosts = sorted((m for m in pool.values() if not m.house and m.has_room), key=Member.need)
-        if not hosts:
+        host = neediest(pool)
+        if host is None:
             break
-        host = hosts[0]
         target = rng.gauss(host.mu, host.sigma)
         others = [m for m in pool.values() if m.has_room and m.bot_id != host.bot_id]
         if len(others) < SEATS - 1:
@@ -75,10 +74,7 @@ def choose_tables(members: Sequence[Member], *, tables: int, rng: random.Random)
         others.sort(key=lambda m: (abs(m.mu - target), m.bot_id))
         seated = [host.bot_id, *(m.bot_id for m in others[: SEATS - 1])]
         rng.shuffle(seated)
-        chosen.append((seated[0], seated[1], seated[2], seated[3]))
-        for bot_id in seated:
-            if not pool[bot_id].house:
-                pool[bot_id] = replace(pool[bot_id], room=pool[bot_id].room - 1)
+        chosen.append(take_seats(pool, seated))
     return chosen
 
 
@@ -92,8 +88,21 @@ def random_tables(members: Sequence[Member], *, tables: int, rng: random.Random)
         if len(ready) < SEATS or all(pool[b].house for b in ready):
             break
         seated = rng.sample(ready, SEATS)  # never four house bots: there are three
-        chosen.append((seated[0], seated[1], seated[2], seated[3]))
-        for bot_id in seated:
-            if not pool[bot_id].house:
-                pool[bot_id] = replace(pool[bot_id], room=pool[bot_id].room - 1)
+        chosen.append(take_seats(pool, seated))
     return chosen
+
+
+def neediest(pool: Mapping[str, Member]) -> Member | None:
+    """The registered member with room that needs a table most (:meth:`Member.need`), or None:
+    a table's host."""
+    hosts = [m for m in pool.values() if not m.house and m.has_room]
+    return min(hosts, key=Member.need, default=None)
+
+
+def take_seats(pool: dict[str, Member], seated: Sequence[str]) -> Table:
+    """The table of the four ``seated``, in that order, each registered one of them left with
+    room for one table less in ``pool``."""
+    for bot_id in seated:
+        if not pool[bot_id].house:
+            pool[bot_id] = replace(pool[bot_id], room=pool[bot_id].room - 1)
+    return (seated[0], seated[1], seated[2], seated[3])

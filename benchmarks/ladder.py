@@ -60,7 +60,15 @@ from openskill.models import PlackettLuce
 
 from arena import ratings
 from arena.match_loop import InProcessSeat, play_match
-from arena.matchmaker import SEATS, Member, Table, choose_tables, random_tables
+from arena.matchmaker import (
+    SEATS,
+    Member,
+    Table,
+    choose_tables,
+    neediest,
+    random_tables,
+    take_seats,
+)
 from arena.ratings import ANCHOR, rate, starting_rating
 from arena.records import Rating
 from bot_sdk.bot import Bot, CardAnswer, CardsAnswer
@@ -159,10 +167,9 @@ def spread_tables(members: Sequence[Member], *, tables: int, rng: random.Random)
     pool = {m.bot_id: m for m in members}
     chosen: list[Table] = []
     while len(chosen) < tables:
-        hosts = sorted((m for m in pool.values() if not m.house and m.has_room), key=Member.need)
-        if not hosts:
+        host = neediest(pool)
+        if host is None:
             break
-        host = hosts[0]
         seated = [host.bot_id]
         for _ in range(SEATS - 1):
             target = rng.gauss(host.mu, host.sigma)
@@ -173,10 +180,7 @@ def spread_tables(members: Sequence[Member], *, tables: int, rng: random.Random)
         if len(seated) < SEATS:
             break
         rng.shuffle(seated)
-        chosen.append((seated[0], seated[1], seated[2], seated[3]))
-        for bot_id in seated:
-            if not pool[bot_id].house:
-                pool[bot_id] = replace(pool[bot_id], room=pool[bot_id].room - 1)
+        chosen.append(take_seats(pool, seated))
     return chosen
 
 
