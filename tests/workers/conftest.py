@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from typing import IO
 
 import pytest
 import redis
@@ -71,15 +72,17 @@ def environment(config: Config) -> dict[str, str]:
     }
 
 
-def start_worker_process(config: Config) -> subprocess.Popen[bytes]:
-    """``python -m workers worker`` on ``config``, in its own session and process group (so that
-    a test can kill a worker with its work horse)."""
+def start_worker_process(
+    config: Config, role: str = "worker", output: int | IO[bytes] = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
+    """``python -m workers worker`` (or ``cron``) on ``config``, in its own session and process
+    group (so that a test can kill a worker with its work horse), its output to ``output``."""
     return subprocess.Popen(
-        [sys.executable, "-m", "workers", "worker"],
+        [sys.executable, "-m", "workers", role],
         cwd=ROOT,
         env=environment(config),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output,
+        stderr=output,
         start_new_session=True,
     )
 

@@ -5,7 +5,6 @@ creates and starts a ladder round among the bots active at that time."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -24,7 +23,7 @@ from arena.redis_server import start_redis
 from arena.store import Store
 from referee import Rules
 from replays.log import TimeControl
-from tests.workers.conftest import ROOT, arena_config, environment, stop_workers
+from tests.workers.conftest import arena_config, environment, start_worker_process, stop_workers
 from workers.cron import SYNC_S, ArenaCron, cron_job_name
 from workers.jobs import run_schedule
 
@@ -85,14 +84,7 @@ def test_the_cron_process_outlives_a_redis_outage(tmp_path: Path) -> None:
     config = arena_config(server.url, tmp_path)
     log = tmp_path / "cron.log"
     with log.open("wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "workers", "cron"],
-            cwd=ROOT,
-            env=environment(config),
-            stdout=output,
-            stderr=output,
-            start_new_session=True,
-        )
+        process = start_worker_process(config, "cron", output)
     try:
         before = _wait_for(lambda: _schedulers(server.url), process, "a cron scheduler")
         server.kill()  # and it stays down until the scheduler has noticed

@@ -4,8 +4,6 @@ matches at once than its owner allows."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -21,7 +19,7 @@ from arena.records import MatchStatus
 from arena.store import Store
 from bot_sdk import Bot
 from referee import Card, Observation
-from tests.workers.conftest import ROOT, environment, stop_workers
+from tests.workers.conftest import start_worker_process, stop_workers
 from tests.workers.crashes import wait_for
 from tests.workers.ladder_support import enter, ladder_config
 
@@ -53,15 +51,7 @@ class Counting(Bot):
 
 
 def _start_cron(config: Config, stack: ExitStack) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "workers", "cron"],
-        cwd=ROOT,
-        env=environment(config),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    stack.callback(stop_workers, [process])
+    stack.callback(stop_workers, [start_worker_process(config, "cron")])
 
 
 def test_a_new_ladder_bot_gets_its_first_rated_match_within_one_interval(
