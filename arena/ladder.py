@@ -286,6 +286,4 @@ def rating_history(
 def head_to_head(arena: Arena, participant: str, *, page: int, per_page: int) -> Page[HeadToHead]:
     """Its figures against each opponent of its rated matches, most matches first."""
     _known(arena, participant)
-    every = arena.store.head_to_head(participant)
-    start = (page - 1) * per_page
-    return Page(every[start : start + per_page], len(every), page, per_page)
+    return Page.of(arena.store.head_to_head(participant), page=page, per_page=per_page)

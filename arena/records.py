@@ -407,3 +407,13 @@ class Page(Generic[T]):
     total: int
     page: int
     per_page: int
+
+    @classmethod
+    def of(cls, every: Sequence[T], *, page: int, per_page: int) -> Page[T]:
+        """Page ``page`` (from 1) of ``every``, a list read whole.
+
+        >>> Page.of("abcde", page=2, per_page=2)
+        Page(items='cd', total=5, page=2, per_page=2)
+        """
+        start = (page - 1) * per_page
+        return cls(every[start : start + per_page], len(every), page, per_page)

@@ -60,9 +60,7 @@ def tables(args: dict[str, Any]) -> Page[tournaments.Shown]:
 def versions(args: dict[str, Any], bot_id: str) -> Page[Rating]:
     """Every rated version of the participant with its figures, the one played latest first."""
     every = ladder.versions(arena(), bot_id)
-    page, per_page = args["page"], args["per_page"]
-    start = (page - 1) * per_page
-    return Page(every[start : start + per_page], len(every), page, per_page)
+    return Page.of(every, page=args["page"], per_page=args["per_page"])
 
 
 @blp.route("/bots/<bot_id>/rating-history")

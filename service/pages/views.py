@@ -13,7 +13,7 @@ from flask import Blueprint, render_template, request
 from arena import bots
 from arena import ladder as ladder_figures
 from arena.ratings import ANCHOR, ANCHOR_MU, ANCHOR_SIGMA
-from arena.records import PROVISIONAL_SIGMA, Match, MatchStatus, Rating
+from arena.records import PROVISIONAL_SIGMA, Match, MatchStatus, Page, Rating
 from arena.store import FAULTS_KEPT
 from replays.integrity import unpack
 from replays.upgrade import read_log
@@ -162,15 +162,12 @@ def bot(bot_id: str) -> str:
     rating = store().rating(bot_id)
     if record is None and rating is None:
         raise PageNotFoundError(f"There is no bot {bot_id}.")
-    versions = ladder_figures.versions(arena(), bot_id)
+    versions = store().rating_versions(bot_id)
     selected = _selected(bot_id, versions, request.args.get("version"), rating)
-    _, history = ladder_figures.rating_history(
-        arena(), bot_id, None if selected is None else selected.version
-    )
+    history = [] if selected is None else store().rating_history(bot_id, selected.version)
     h2h_page = _page_arg("h2h_page")
-    h2h = ladder_figures.head_to_head(
-        arena(), bot_id, page=h2h_page, per_page=HEAD_TO_HEAD_PER_PAGE
-    )
+    every = store().head_to_head(bot_id)
+    h2h = Page.of(every, page=h2h_page, per_page=HEAD_TO_HEAD_PER_PAGE)
     recent = store().list_matches(page=1, per_page=RECENT, bot_id=bot_id).items
     fault_page = _page_arg("fault_page")
     faults = store().faults(bot_id, page=fault_page, per_page=FAULTS_PER_PAGE)
