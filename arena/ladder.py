@@ -189,7 +189,7 @@ def ladder_members(arena: Arena) -> list[Member]:
         for participant in seats:
             busy[participant] = busy.get(participant, 0) + 1
     house = arena.config.ladder_house
-    ratings = {r.bot_id: r for r in store.ratings([*house, *(b.id for b in playing)])}
+    ratings = store.ratings([*house, *(b.id for b in playing)])
     members = []
     for bot_id, room, is_house in [
         *((h, 0, True) for h in house),

@@ -730,12 +730,12 @@ class Store:
         raw = replies.blob(client.get(keys.rating(bot_id)))
         return codecs.from_json(raw, Rating) if raw else None
 
-    def ratings(self, bot_ids: Sequence[str]) -> list[Rating]:
-        """The current ratings of those of ``bot_ids`` that have one (one round trip)."""
+    def ratings(self, bot_ids: Sequence[str]) -> dict[str, Rating]:
+        """The current ratings of those of ``bot_ids`` that have one, by id (one round trip)."""
         if not bot_ids:
-            return []
+            return {}
         raw = replies.blobs(self.redis.mget([keys.rating(b) for b in bot_ids]))
-        return [codecs.from_json(r, Rating) for r in raw if r]
+        return {b: codecs.from_json(r, Rating) for b, r in zip(bot_ids, raw, strict=True) if r}
 
     def _version_rating(self, pipe: Pipeline, bot_id: str, version: str) -> Rating:
         """The rating ``version`` of the participant plays from: its own, or where it starts."""
@@ -777,8 +777,8 @@ class Store:
         """Ratings best first, each with its rank (1 = best)."""
         ids, total = self._page(keys.LADDER, page, per_page)
         first = (page - 1) * per_page + 1
-        raw = replies.blobs(self.redis.mget([keys.rating(b) for b in ids])) if ids else []
-        found = [(first + i, codecs.from_json(r, Rating)) for i, r in enumerate(raw) if r]
+        rated = self.ratings(ids)
+        found = [(first + i, rated[b]) for i, b in enumerate(ids) if b in rated]
         return Page(found, total, page, per_page)
 
     def rating_history(self, bot_id: str, version: str | None = None) -> list[RatingPoint]:
