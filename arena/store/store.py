@@ -598,8 +598,10 @@ class Store:
             if info.kind == "http" and replies.boolean(pipe.exists(keys.bot(info.bot_id)))
         ]
         now = self._now()
-        before = [self._version_rating(pipe, s.bot_id, s.version) for s in log.seats]
-        ratings = rate(log, before, at=now) if rated else []
+        ratings = []
+        if rated:  # an unrated match reads no rating
+            before = [self._version_rating(pipe, s.bot_id, s.version) for s in log.seats]
+            ratings = rate(log, before, at=now)
         pipe.multi()
         pipe.set(keys.replay(log.match_id), blob, nx=True)
         pipe.hset(
