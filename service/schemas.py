@@ -17,7 +17,6 @@ from arena.records import (
     HOUSE_LEVELS,
     HOUSE_PARTICIPANTS,
     PROVISIONAL_SIGMA,
-    Rating,
     SeatFigures,
     Transport,
 )
@@ -437,8 +436,9 @@ class RatingSchema(Schema):
     first_match = fields.String(metadata={"description": "when its first rated match ended"})
     last_match = fields.String(metadata={"description": "when its latest rated match ended"})
 
-    def _seats(self, rating: Rating) -> list[dict[str, Any]]:
-        return list(SeatFiguresSchema(many=True).dump(list(enumerate(rating.seats))))
+    def _seats(self, obj: Any) -> list[dict[str, Any]]:
+        seats = self.get_attribute(obj, "seats", ())  # a ladder row's are its rating's
+        return list(SeatFiguresSchema(many=True).dump(list(enumerate(seats))))
 
 
 class LadderRowSchema(RatingSchema):
@@ -451,9 +451,6 @@ class LadderRowSchema(RatingSchema):
         if attr in ("rank", "name"):
             return super().get_attribute(obj, attr, default)
         return super().get_attribute(obj.rating, attr, default)
-
-    def _seats(self, rating: Any) -> list[dict[str, Any]]:
-        return super()._seats(getattr(rating, "rating", rating))
 
 
 class RatingPointSchema(Schema):
