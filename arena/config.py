@@ -163,6 +163,14 @@ class Config:
     """The house bots in the ladder (levels, comma-separated): always members, with no limit
     on their tables. ``normal`` is the rating scale's anchor and is always in."""
 
+    gauntlet_sweep_s: int = setting("GONGZHU_GAUNTLET_SWEEP_S", 30, _number)
+    """How often the ``cron`` process moves every live gauntlet on (a worker that died between
+    recording a match and planning the next is caught up then); 0: never."""
+    gauntlets_per_bot: int = setting("GONGZHU_GAUNTLETS_PER_BOT", 2, _number)
+    """The most gauntlets a bot's owner may have live at once (the operator is not limited)."""
+    gauntlet_limit: str = setting("GONGZHU_GAUNTLET_LIMIT", "20 per day", _text)
+    """Gauntlets a bot's owner may start (flask-limiter syntax); the operator is not limited."""
+
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:
         """The configuration in ``environ`` (default: this process's environment), completed

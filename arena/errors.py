@@ -68,6 +68,12 @@ class StaleVersionError(ArenaError):
     """A write based on a version of a human game that another request has changed since."""
 
 
+class TooManyError(ArenaError):
+    """More of something at once than the arena allows one caller (live gauntlets per bot)."""
+
+    code = "too_many"
+
+
 class InvalidError(ArenaError):
     """Input that is well-formed but that the arena cannot act on (an unknown participant, an
     endpoint that does not answer)."""

@@ -1,8 +1,8 @@
 """A tournament's matches: playing one (its seats, a house bot in-process or a registered bot
 over HTTP, the ``hello`` before it, the match itself, :mod:`arena.match_loop`, the seal, and the
-result recorded once, :meth:`~arena.store.Store.record_result`, then a ladder table's next
-rotation released, :func:`arena.ladder.advance`); its sealed log, shown once its
-deal is no longer embargoed; and the log's verification, made once and kept."""
+result recorded once, :meth:`~arena.store.Store.record_result`, then a ladder table or a
+gauntlet moved on, :func:`arena.ladder.advance`, :func:`arena.gauntlets.advance`); its sealed
+log, shown once its deal is no longer embargoed; and the log's verification, made once and kept."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from arena import ladder
+from arena import gauntlets, ladder
 from arena.config import Config
 from arena.context import Arena
 from arena.errors import EmbargoedError, NotFoundError
@@ -25,6 +25,7 @@ from arena.records import (
     Match,
     MatchStatus,
     RegisteredBot,
+    Tournament,
     TournamentStatus,
     Transport,
     house_level,
@@ -47,15 +48,13 @@ def play(arena: Arena, match_id: str) -> None:
     (:mod:`replays.deals`); the log names the label and the commitment, never the seed."""
     config, store = arena.config, arena.store
     match = store.get_match(match_id)
-    if (
-        match is None
-        or match.status is MatchStatus.DONE
-        or match.tournament_id is None
-        or match.deal_label is None
-    ):
+    if match is None or match.tournament_id is None or match.deal_label is None:
         return
     tournament = store.get_tournament(match.tournament_id)
     if tournament is None or tournament.status is TournamentStatus.CANCELLED:
+        return
+    if match.status is MatchStatus.DONE:  # a job run again after its result was recorded
+        _move_on(arena, tournament)
         return
     spec = tournament.spec
     rules = spec.rules
@@ -88,8 +87,16 @@ def play(arena: Arena, match_id: str) -> None:
             if isinstance(player, HttpSeat):
                 player.close()
     store.record_result(match_id, arena.sealed(log))
+    _move_on(arena, tournament)
+
+
+def _move_on(arena: Arena, tournament: Tournament) -> None:
+    """After one of its matches is recorded: a ladder table's next rotation, a gauntlet's next
+    rotation, deal or verdict."""
     if tournament.ladder:
         ladder.advance(arena, tournament.id)
+    if tournament.gauntlet:
+        gauntlets.advance(arena, tournament.id)
 
 
 def _greet(

@@ -195,11 +195,11 @@ def plan(
     for t, table in enumerate(round_robin(entrants(participants), seed=seed)):
         for deal in range(matches_per_table):
             for rotation in range(rotations):
-                matches.append(PlannedMatch(t, deal, rotation, _rotated(table, rotation)))
+                matches.append(PlannedMatch(t, deal, rotation, rotated(table, rotation)))
     return matches
 
 
-def _rotated(table: Table, by: int) -> Table:
+def rotated(table: Table, by: int) -> Table:
     """The table with everyone ``by`` seats on: seat 0 holds who was in seat ``by``."""
     a, b, c, d = table[by:] + table[:by]
     return (a, b, c, d)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from bot_sdk.sequential import paired_difference
 from referee import Rules
 from replays.deals import DealSource
 from replays.log import DecisionRecord, TimeControl
@@ -136,6 +137,46 @@ class MatchFailure:
     reason: str
 
 
+OPERATOR = "operator"
+"""Who started what the operator started (a gauntlet)."""
+
+
+@dataclass(frozen=True)
+class Gauntlet:
+    """A gauntlet's question (:mod:`arena.gauntlets`): is ``candidate`` better than
+    ``baseline`` by ``delta`` points per hand, with error rates ``alpha`` and ``beta``, within
+    ``max_deals`` deals; who started it (a bot's id, or ``operator``) and, once its test has
+    stopped, its verdict (a :class:`bot_sdk.sequential.Verdict` value)."""
+
+    candidate: str
+    baseline: str
+    opponents: tuple[str, str]
+    delta: float
+    alpha: float
+    beta: float
+    max_deals: int
+    started_by: str
+    verdict: str = "running"
+
+
+@dataclass(frozen=True)
+class GauntletDeal:
+    """One deal of a gauntlet once its four rotations are over: the candidate's and the
+    baseline's points over the four and the hands they played, or why it does not count
+    (``void``: a rotation failed)."""
+
+    deal: int
+    candidate_points: int = 0
+    baseline_points: int = 0
+    hands: int = 0
+    void: str = ""
+
+    @property
+    def difference(self) -> float:
+        """The deal's paired difference, points per hand (a counted deal's)."""
+        return paired_difference(self.candidate_points, self.baseline_points, self.hands)
+
+
 @dataclass(frozen=True)
 class Tournament:
     id: str
@@ -156,6 +197,9 @@ class Tournament:
     ladder: bool = False
     """A table the ladder's matchmaker seated (:mod:`arena.ladder`): listed with the ladder,
     not with the tournaments; its rotations are played one after another."""
+    gauntlet: Gauntlet | None = None
+    """What the gauntlet that this tournament is tests (:mod:`arena.gauntlets`): listed with
+    the gauntlets, its deals planned one at a time until its test stops."""
 
 
 @dataclass(frozen=True)

@@ -138,8 +138,8 @@ def expand(arena: Arena, tournament_id: str) -> None:
     twice plans and queues nothing twice: match ids and job ids are deterministic)."""
     store = arena.store
     tournament = store.get_tournament(tournament_id)
-    if tournament is None or tournament.status.is_over:
-        return
+    if tournament is None or tournament.status.is_over or tournament.gauntlet:
+        return  # a gauntlet deals its own deals (arena.gauntlets)
     spec = tournament.spec
     matches = plan(
         spec.participants,

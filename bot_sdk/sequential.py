@@ -85,7 +85,7 @@ class Verdict(enum.StrEnum):
         return VERDICT_TEXT[self]
 
 
-VERDICT_TEXT = {
+VERDICT_TEXT: dict[str, str] = {
     Verdict.RUNNING: "still running",
     Verdict.BETTER: "better",
     Verdict.WORSE: "worse",
@@ -152,6 +152,20 @@ def table(candidate: T, baseline: T, opponents: tuple[T, T]) -> tuple[T, T, T, T
     ('new', 'normal-1', 'old', 'normal-2')
     """
     return (candidate, opponents[0], baseline, opponents[1])
+
+
+def default_opponents(candidate: str, baseline: str) -> tuple[str, str]:
+    """The opponents a gauntlet seats when none are chosen: the first house bot of Normal,
+    Easy and Hard that is neither the candidate nor the baseline, on both sides.
+
+    >>> default_opponents("bot_new", "bot_old")
+    ('house:normal', 'house:normal')
+    >>> default_opponents("house:normal", "house:easy")
+    ('house:hard', 'house:hard')
+    """
+    house = ("house:normal", "house:easy", "house:hard")
+    opponent = next(h for h in house if h not in (candidate, baseline))
+    return (opponent, opponent)
 
 
 def paired_difference(candidate_points: int, baseline_points: int, hands: int) -> float:

@@ -14,6 +14,7 @@ from service import errors
 from service.api import (
     bots,
     failures,
+    gauntlets,
     health,
     ladder,
     matches,
@@ -81,6 +82,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
         schedules.blp,
         matches.blp,
         ladder.blp,
+        gauntlets.blp,
         play.blp,
     ):
         api.register_blueprint(blueprint)

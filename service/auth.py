@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 
 from flask import request
 
+from arena.records import OPERATOR
 from arena.store import hash_token
 from service.context import arena, store
 from service.errors import ErrorSchema
@@ -117,6 +118,40 @@ def owner_only(blp: Blueprint) -> Callable[[F], F]:
             return view(*args, bot_id=bot_id, **kwargs)
 
         return _documented(blp, cast(F, checked), "owner", "this bot's management token")
+
+    return decorate
+
+
+def caller() -> str:
+    """Who is asking, by the request's token: :data:`~arena.records.OPERATOR` or the bot the
+    token manages; a 401 for no token or one that is neither."""
+    token = bearer_token()
+    if is_operator():
+        return OPERATOR
+    owned = owned_bot(token)
+    if owned is None:
+        abort(
+            401,
+            message="this token manages no bot: use the token you were given at registration",
+            headers=_CHALLENGE,
+        )
+    return owned
+
+
+def owner_or_operator(blp: Blueprint) -> Callable[[F], F]:
+    """Any bot's owner or the operator may call the view (it checks which, :func:`caller`);
+    the token is checked before the request's body."""
+
+    def decorate(view: F) -> F:
+        @functools.wraps(view)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            caller()
+            return view(*args, **kwargs)
+
+        why = "no token, or one the arena does not know"
+        refused: F = blp.alt_response(401, schema=ErrorSchema, description=why)(cast(F, checked))
+        documented: F = blp.doc(security=[{"owner": []}, {"operator": []}])(refused)
+        return documented
 
     return decorate
 

@@ -23,6 +23,7 @@ from arena.errors import (
     NotAllowedError,
     NotFoundError,
     StaleVersionError,
+    TooManyError,
     WrongStateError,
 )
 
@@ -88,6 +89,7 @@ REFUSALS: Final[Mapping[type[ArenaError], int]] = {
     NameTakenError: 409,
     WrongStateError: 409,
     StaleVersionError: 409,
+    TooManyError: 429,
     InvalidError: 422,
     ArenaError: 409,
 }

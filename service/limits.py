@@ -68,6 +68,11 @@ def stream_connect_limit() -> str:
     return arena().config.stream_connect_limit
 
 
+def gauntlet_limit() -> str:
+    """The configured limit on the gauntlets a bot's owner starts."""
+    return arena().config.gauntlet_limit
+
+
 def owner_key() -> str:
     """Whose request it is: the bearer token's hash (never the token), else the address."""
     token = sent_token()

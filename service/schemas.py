@@ -20,6 +20,14 @@ from arena.records import (
     SeatFigures,
     Transport,
 )
+from bot_sdk.sequential import (
+    ALPHA_RANGE,
+    BETA_RANGE,
+    DEALS_RANGE,
+    DELTA_RANGE,
+    VERDICT_TEXT,
+    Hypotheses,
+)
 from referee import Rules, RulesError
 
 MAX_PER_PAGE = 100
@@ -312,6 +320,143 @@ class TournamentSchema(Schema):
             "cancelled; null before (docs/REPLAYS.md, fair deals)"
         },
     )
+
+
+# -- gauntlets ----------------------------------------------------------------------------------
+
+
+class GauntletCreate(Schema):
+    candidate = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "the bot tested: yours (its token authorises the request)"},
+    )
+    baseline = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "what it is tested against: a house bot or another of yours"},
+    )
+    baseline_token = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "the baseline's management token, when it is a bot of yours"},
+    )
+    opponents = fields.List(
+        fields.String(validate=validate.Length(min=1, max=64)),
+        load_default=None,
+        validate=validate.Length(equal=2),
+        metadata={
+            "description": "the two other seats, the same bot twice (default: house Normal, or "
+            "the first of Easy and Hard that is neither candidate nor baseline)"
+        },
+    )
+    delta = fields.Float(
+        load_default=Hypotheses.delta,
+        validate=validate.Range(*DELTA_RANGE),
+        metadata={"description": "the least difference worth knowing, in points per hand"},
+    )
+    alpha = fields.Float(
+        load_default=Hypotheses.alpha,
+        validate=validate.Range(*ALPHA_RANGE),
+        metadata={"description": 'the chance of saying "better" (or "worse") wrongly'},
+    )
+    beta = fields.Float(
+        load_default=Hypotheses.beta,
+        validate=validate.Range(*BETA_RANGE),
+        metadata={"description": "the chance of missing a difference of delta"},
+    )
+    max_deals = fields.Integer(
+        load_default=200,
+        validate=validate.Range(*DEALS_RANGE),
+        metadata={"description": "the cap: deals dealt at most (each played 4 times)"},
+    )
+    hands = fields.Integer(
+        load_default=4,
+        validate=validate.Range(1, 20),
+        metadata={"description": "hands in each match (each of a deal's four rotations)"},
+    )
+    rules = RulesField(load_default=Rules, metadata={"description": "rules profile (not teams)"})
+
+
+class GauntletDealSchema(Schema):
+    deal = fields.Integer(required=True)
+    candidate_points = fields.Integer(required=True)
+    baseline_points = fields.Integer(required=True)
+    hands = fields.Integer(required=True)
+    difference = fields.Method(
+        "_difference",
+        allow_none=True,
+        metadata={"description": "points per hand, candidate less baseline; null when void"},
+    )
+    void = fields.String(
+        required=True, metadata={"description": "why the deal does not count ('' if it does)"}
+    )
+
+    def _difference(self, deal: Any) -> float | None:
+        return None if deal.void else round(deal.difference, 3)
+
+
+class GauntletStateSchema(Schema):
+    """A :class:`bot_sdk.sequential.State`."""
+
+    deals = fields.Integer(metadata={"description": "deals counted"})
+    mean = Rounded(3, metadata={"description": "Δ: the mean difference, points per hand"})
+    low = Rounded(3, allow_none=True, metadata={"description": "95% interval, low end"})
+    high = Rounded(3, allow_none=True, metadata={"description": "95% interval, high end"})
+    llr_better = Rounded(3, metadata={"description": 'log-likelihood ratio of "better"'})
+    llr_worse = Rounded(3, metadata={"description": 'log-likelihood ratio of "worse"'})
+    verdict = fields.String()
+
+
+class GauntletSchema(Schema):
+    """An ``arena.gauntlets.Progress``."""
+
+    id = fields.String()
+    status = fields.String(attribute="tournament.status")
+    candidate = fields.String(attribute="gauntlet.candidate")
+    baseline = fields.String(attribute="gauntlet.baseline")
+    opponents = fields.List(fields.String(), attribute="gauntlet.opponents")
+    delta = fields.Float(attribute="gauntlet.delta")
+    alpha = fields.Float(attribute="gauntlet.alpha")
+    beta = fields.Float(attribute="gauntlet.beta")
+    max_deals = fields.Integer(attribute="gauntlet.max_deals")
+    hands = fields.Integer(attribute="tournament.spec.format.hands")
+    rules = RulesField(attribute="tournament.spec.rules")
+    started_by = fields.String(attribute="gauntlet.started_by")
+    verdict = fields.String(
+        metadata={
+            "description": "running, better, worse, no_difference (smaller than delta either "
+            "way), cap (no difference shown within the cap) or cancelled"
+        }
+    )
+    verdict_text = fields.Method("_verdict_text")
+    bounds = fields.Method(
+        "_bounds", metadata={"description": "where a log-likelihood ratio stops the test"}
+    )
+    state = fields.Nested(GauntletStateSchema)
+    deals = fields.List(fields.Nested(GauntletDealSchema))
+    trajectory = fields.List(
+        fields.Nested(GauntletStateSchema), metadata={"description": "the test after each deal"}
+    )
+    matches = fields.Integer(attribute="tournament.done", metadata={"description": "recorded"})
+    created_at = fields.String(attribute="tournament.created_at")
+    updated_at = fields.String(attribute="tournament.updated_at")
+
+    def _verdict_text(self, shown: Any) -> str:
+        return str(VERDICT_TEXT.get(shown.verdict, shown.verdict))
+
+    def _bounds(self, shown: Any) -> dict[str, float]:
+        return {
+            "accept_h1": round(shown.hypotheses.upper, 3),
+            "accept_h0": round(shown.hypotheses.lower, 3),
+        }
+
+
+class GauntletSummarySchema(GauntletSchema):
+    """A gauntlet in a list: without its deals and trajectory."""
+
+    class Meta:
+        exclude = ("deals", "trajectory")
 
 
 class ScheduleCreate(Schema):

@@ -119,8 +119,9 @@ def _abandon_horse(arena_worker: ArenaWorker) -> None:
 
 @main.command()
 def cron() -> None:
-    """Queue a round of each stored schedule when its cron expression fires, and the ladder's
-    matchmaking round every GONGZHU_LADDER_INTERVAL_S (rq's cron).
+    """Queue a round of each stored schedule when its cron expression fires, the ladder's
+    matchmaking round every GONGZHU_LADDER_INTERVAL_S and the gauntlets' sweep every
+    GONGZHU_GAUNTLET_SWEEP_S (rq's cron).
 
     A schedule created or deleted through the API takes effect within 10 s. When Redis goes away
     the scheduler waits for it and starts again, re-reading the schedules; a fire time that
@@ -132,6 +133,7 @@ def cron() -> None:
             Store(connection, config.secret_key),
             config.queue_name,
             ladder_interval_s=config.ladder_interval_s,
+            gauntlet_sweep_s=config.gauntlet_sweep_s,
         )
         # start() returns on SIGINT or SIGTERM, and raises when it cannot reach Redis
         with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):

@@ -8,7 +8,7 @@ tournament's match jobs find its status and do nothing.
 
 from __future__ import annotations
 
-from arena import ladder, matches, tournaments
+from arena import gauntlets, ladder, matches, tournaments
 from arena.context import Arena
 
 
@@ -26,6 +26,12 @@ def run_ladder() -> None:
     """One round of the ladder's matchmaker (``rq cron`` queues this every
     ``GONGZHU_LADDER_INTERVAL_S``)."""
     ladder.matchmake(Arena.from_environment())
+
+
+def run_gauntlets() -> None:
+    """Move every live gauntlet on (``rq cron`` queues this every
+    ``GONGZHU_GAUNTLET_SWEEP_S``)."""
+    gauntlets.sweep(Arena.from_environment())
 
 
 def run_schedule(schedule_id: str) -> None:

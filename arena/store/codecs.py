@@ -24,6 +24,7 @@ from cattrs.gen import make_dict_unstructure_fn, override
 
 from arena.records import (
     BotStatus,
+    Gauntlet,
     HumanGame,
     Match,
     MatchResult,
@@ -140,6 +141,7 @@ def tournament_fields(tournament: Tournament) -> dict[str, str]:
         "updated_at": tournament.updated_at,
         "schedule_id": tournament.schedule_id or "",
         "ladder": flag(tournament.ladder),
+        "gauntlet": to_json(tournament.gauntlet) if tournament.gauntlet else "",
     }
 
 
@@ -155,6 +157,7 @@ def tournament_from(tournament_id: str, raw: Mapping[str, str]) -> Tournament:
         schedule_id=raw.get("schedule_id") or None,
         deal_commitment=raw.get("deal_commitment", ""),
         ladder=raw.get("ladder") == "1",
+        gauntlet=from_json(raw["gauntlet"], Gauntlet) if raw.get("gauntlet") else None,
     )
 
 

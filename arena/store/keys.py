@@ -37,6 +37,11 @@ Keys (all under ``gz:``)::
     gz:ladder:open                  hash: ladder table not over -> its seats (JSON)
     gz:ladder:lock                  the matchmaker's lock (redis-py's Lock)
     gz:ladder:round                 hash: when the matchmaker last ran, and what it seated
+    gz:gauntlets                    zset of the gauntlets (tournament ids) by creation
+    gz:gauntlets:live               hash: gauntlet not over -> who started it
+    gz:gauntlet:{id}:deals          hash: deal number -> that deal's result (JSON), once its
+                                    rotations are over
+    gz:gauntlet:{id}:lock           a gauntlet's lock while it moves on (redis-py's Lock)
     gz:schedules                    hash: schedule id -> schedule (JSON)
     gz:replay-key                   string: the arena's Ed25519 key (PEM) sealing match logs,
                                     kept by the first caller, used when no GONGZHU_REPLAY_KEY
@@ -69,6 +74,8 @@ LADDER_TABLES = "gz:ladder:tables"
 LADDER_OPEN = "gz:ladder:open"
 LADDER_LOCK = "gz:ladder:lock"
 LADDER_ROUND = "gz:ladder:round"
+GAUNTLETS = "gz:gauntlets"
+GAUNTLETS_LIVE = "gz:gauntlets:live"
 SCHEDULES = "gz:schedules"
 REPLAY_KEY = "gz:replay-key"
 HUMAN_BOTS = "gz:human-bots"
@@ -103,6 +110,14 @@ def standings(tournament_id: str) -> str:
 
 def unfinished_deals(tournament_id: str) -> str:
     return f"gz:tournament:{tournament_id}:deals"
+
+
+def gauntlet_deals(tournament_id: str) -> str:
+    return f"gz:gauntlet:{tournament_id}:deals"
+
+
+def gauntlet_lock(tournament_id: str) -> str:
+    return f"gz:gauntlet:{tournament_id}:lock"
 
 
 def failed(tournament_id: str) -> str:

@@ -32,6 +32,8 @@ from arena.records import (
     BotFault,
     BotStatus,
     Embargo,
+    Gauntlet,
+    GauntletDeal,
     HeadToHead,
     HumanGame,
     Match,
@@ -283,11 +285,17 @@ class Store:
     # -- tournaments ----------------------------------------------------------------------------
 
     def create_tournament(
-        self, spec: TournamentSpec, *, schedule_id: str | None = None, ladder: bool = False
+        self,
+        spec: TournamentSpec,
+        *,
+        schedule_id: str | None = None,
+        ladder: bool = False,
+        gauntlet: Gauntlet | None = None,
     ) -> str:
         """Store a new tournament with a deal secret drawn now: only its commitment is ever
         shown before the tournament ends (:meth:`deal_secret` is for the workers). A ladder
-        table is listed with the ladder's tables, and open until :meth:`close_ladder_table`."""
+        table is listed with the ladder's tables, and open until :meth:`close_ladder_table`; a
+        gauntlet with the gauntlets, and live until :meth:`end_gauntlet`."""
         tournament_id = new_id("t")
         now = self._now()
         secret = draw_secret()
@@ -302,6 +310,7 @@ class Store:
             schedule_id=schedule_id,
             deal_commitment=commitment_of(secret),
             ladder=ladder,
+            gauntlet=gauntlet,
         )
         fields = {
             **codecs.tournament_fields(tournament),
@@ -309,9 +318,12 @@ class Store:
         }
         pipe = self.redis.pipeline()
         pipe.hset(keys.tournament(tournament_id), mapping=fields)
-        pipe.zadd(keys.LADDER_TABLES if ladder else keys.TOURNAMENTS, {tournament_id: self._seq()})
+        index = keys.LADDER_TABLES if ladder else keys.GAUNTLETS if gauntlet else keys.TOURNAMENTS
+        pipe.zadd(index, {tournament_id: self._seq()})
         if ladder:
             pipe.hset(keys.LADDER_OPEN, tournament_id, codecs.dumps(list(spec.participants)))
+        if gauntlet:
+            pipe.hset(keys.GAUNTLETS_LIVE, tournament_id, gauntlet.started_by)
         pipe.execute()
         return tournament_id
 
@@ -356,6 +368,53 @@ class Store:
         ids, total = self._page(keys.LADDER_TABLES if ladder else keys.TOURNAMENTS, page, per_page)
         found = [t for t in map(self.get_tournament, ids) if t]
         return Page(found, total, page, per_page)
+
+    # -- gauntlets ------------------------------------------------------------------------------
+
+    def list_gauntlets(self, *, page: int, per_page: int) -> Page[Tournament]:
+        """The gauntlets, newest first."""
+        ids, total = self._page(keys.GAUNTLETS, page, per_page)
+        return Page([t for t in map(self.get_tournament, ids) if t], total, page, per_page)
+
+    def live_gauntlets(self) -> dict[str, str]:
+        """The gauntlets not over, each with who started it."""
+        return replies.fields(self.redis.hgetall(keys.GAUNTLETS_LIVE))
+
+    def gauntlet_deals(self, tournament_id: str) -> list[GauntletDeal]:
+        """The gauntlet's deals whose rotations are over, in the order they were dealt."""
+        raw = replies.fields(self.redis.hgetall(keys.gauntlet_deals(tournament_id)))
+        deals = [codecs.from_json(text, GauntletDeal) for text in raw.values()]
+        return sorted(deals, key=lambda d: d.deal)
+
+    def note_gauntlet_deal(self, tournament_id: str, deal: GauntletDeal) -> None:
+        """Keep a deal's result (again: it is the same result, from the same recorded matches)."""
+        self.redis.hset(keys.gauntlet_deals(tournament_id), str(deal.deal), codecs.to_json(deal))
+
+    def end_gauntlet(self, tournament_id: str, verdict: str | None) -> None:
+        """Take the gauntlet off the live ones and keep its test's ``verdict``: a running
+        gauntlet is then done, its planned total now what it played (None: it is over without
+        one, cancelled). Ending it again changes nothing."""
+        key = keys.tournament(tournament_id)
+
+        def end(pipe: Pipeline) -> None:
+            raw = replies.fields(pipe.hgetall(key))
+            pipe.multi()
+            pipe.hdel(keys.GAUNTLETS_LIVE, tournament_id)
+            if not raw or not raw.get("gauntlet"):
+                return
+            tournament = codecs.tournament_from(tournament_id, raw)
+            assert tournament.gauntlet is not None
+            if verdict is None or tournament.gauntlet.verdict != "running":
+                return
+            fields = {
+                "gauntlet": codecs.to_json(replace(tournament.gauntlet, verdict=verdict)),
+                "updated_at": self._now(),
+            }
+            if tournament.status in (TournamentStatus.RUNNING, TournamentStatus.DONE_WITH_FAILURES):
+                fields |= {"status": TournamentStatus.DONE.value, "total": str(tournament.done)}
+            pipe.hset(key, mapping=fields)
+
+        replies.transaction(self.redis, end, key)
 
     # -- the ladder's tables --------------------------------------------------------------------
 
