@@ -182,11 +182,13 @@ def evaluate(differences: Sequence[float], test: Hypotheses, *, max_deals: int) 
     if n == 0:
         return State(0, 0.0, 0.0, 0.0, 0.0, 0.0, Verdict.RUNNING)
     mean = statistics.fmean(differences)
-    variance = max(statistics.variance(differences) if n > 1 else 0.0, VARIANCE_FLOOR)
+    if n < 2:  # no variance yet: no evidence either way, and no interval
+        return State(n, mean, -math.inf, math.inf, 0.0, 0.0, Verdict.RUNNING)
+    variance = max(statistics.variance(differences), VARIANCE_FLOOR)
     delta = test.delta
     better = n * (delta * mean - delta * delta / 2) / variance
     worse = n * (-delta * mean - delta * delta / 2) / variance
-    half = Z95 * math.sqrt(variance / n) if n > 1 else math.inf
+    half = Z95 * math.sqrt(variance / n)
     verdict = Verdict.RUNNING
     if n >= MIN_DEALS:
         if better >= test.upper:

@@ -19,8 +19,10 @@ import os
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 import click
@@ -375,6 +377,134 @@ def list_bots(url: str | None) -> None:
     """The registered bots (public fields)."""
     with _arena_errors():
         _echo_json(_arena(url).call("GET", "/api/bots?per_page=100")["items"])
+
+
+@main.group()
+def gauntlet() -> None:
+    """Is a new version better? Gauntlets on duplicate deals (docs/GAUNTLETS.md)."""
+
+
+gauntlet_token = click.option(
+    "--token", envvar="GONGZHU_BOT_TOKEN",
+    help="The candidate's token (env GONGZHU_BOT_TOKEN), or the operator's.",
+)  # fmt: skip
+
+
+@gauntlet.command("start")
+@click.argument("candidate")
+@click.argument("baseline")
+@gauntlet_token
+@click.option("--baseline-token", help="The baseline's own token, when it is another of yours.")
+@click.option("--opponent", help="The bot in both other seats (default: a house bot).")
+@click.option("--delta", type=float, default=10.0, show_default=True,
+              help="The least difference worth knowing, points per hand.")  # fmt: skip
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--beta", type=float, default=0.05, show_default=True)
+@click.option("--max-deals", type=int, default=200, show_default=True)
+@click.option("--hands", type=int, default=4, show_default=True, help="Hands per match.")
+@click.option("--wait", is_flag=True, help="Follow it, a line per deal, until the verdict.")
+@url_option
+def start_gauntlet(
+    *, candidate: str, baseline: str, token: str | None, baseline_token: str | None,
+    opponent: str | None, delta: float, alpha: float, beta: float, max_deals: int, hands: int,
+    wait: bool, url: str | None,
+) -> None:  # fmt: skip
+    """Start a gauntlet of CANDIDATE against BASELINE (a bot id or house:easy|normal|hard)."""
+    body: dict[str, object] = {
+        "candidate": candidate, "baseline": baseline, "delta": delta, "alpha": alpha,
+        "beta": beta, "max_deals": max_deals, "hands": hands,
+    }  # fmt: skip
+    if baseline_token:
+        body["baseline_token"] = baseline_token
+    if opponent:
+        body["opponents"] = [opponent, opponent]
+    arena = _arena(url, token)
+    with _arena_errors():
+        made = arena.call("POST", "/api/gauntlets", token=token or arena.operator_token, json=body)
+    click.echo(f"gauntlet {made['id']}: {candidate} against {baseline}, up to {max_deals} deals")
+    if wait:
+        _follow(arena, made["id"])
+
+
+@gauntlet.command("show")
+@click.argument("gauntlet_id")
+@click.option("--wait", is_flag=True, help="Follow it, a line per deal, until the verdict.")
+@url_option
+def show_gauntlet(gauntlet_id: str, wait: bool, url: str | None) -> None:
+    """A gauntlet's deals so far and its verdict."""
+    arena = _arena(url, "")
+    if wait:
+        _follow(arena, gauntlet_id)
+        return
+    with _arena_errors():
+        shown = arena.call("GET", f"/api/gauntlets/{gauntlet_id}")
+    for line in _deal_lines(shown, 0):
+        click.echo(line)
+    click.echo(_verdict_line(shown))
+
+
+@gauntlet.command("cancel")
+@click.argument("gauntlet_id")
+@gauntlet_token
+@url_option
+def cancel_gauntlet(gauntlet_id: str, token: str | None, url: str | None) -> None:
+    """Stop a gauntlet you started (or, with the operator's token, any)."""
+    arena = _arena(url, token)
+    with _arena_errors():
+        path = f"/api/gauntlets/{gauntlet_id}/cancel"
+        shown = arena.call("POST", path, token=token or arena.operator_token)
+    click.echo(_verdict_line(shown))
+
+
+FOLLOW_EVERY_S = 2.0
+
+
+def _follow(arena: ArenaClient, gauntlet_id: str) -> None:
+    """Print each deal as it ends, then the verdict."""
+    printed = 0
+    while True:
+        with _arena_errors():
+            shown = arena.call("GET", f"/api/gauntlets/{gauntlet_id}")
+        for line in _deal_lines(shown, printed):
+            click.echo(line)
+        printed = len(shown["deals"])
+        if shown["verdict"] != "running":
+            click.echo(_verdict_line(shown))
+            return
+        time.sleep(FOLLOW_EVERY_S)
+
+
+def _deal_lines(shown: dict[str, Any], start: int) -> Iterator[str]:
+    """A line for each deal from ``start``: its difference, and the test after it."""
+    steps = iter(shown["trajectory"])
+    counted = 0
+    for deal in shown["deals"]:
+        if deal["void"]:
+            if deal["deal"] > start:
+                yield f"deal {deal['deal']:>4}: void ({deal['void']})"
+            continue
+        state = next(steps)
+        counted += 1
+        if deal["deal"] > start:
+            yield (
+                f"deal {deal['deal']:>4}: Δ {deal['difference']:+8.2f}  mean {state['mean']:+7.2f} "
+                f"[{_end(state['low'])}, {_end(state['high'])}]  "
+                f"LLR better {state['llr_better']:+7.2f}, worse {state['llr_worse']:+7.2f}"
+            )
+
+
+def _end(value: float | None) -> str:
+    """An end of the interval (none before the second deal)."""
+    return "n/a" if value is None else f"{value:+.2f}"
+
+
+def _verdict_line(shown: dict[str, Any]) -> str:
+    state = shown["state"]
+    return (
+        f"{shown['id']}: {shown['verdict_text']} after {state['deals']} deals "
+        f"({shown['matches']} matches): Δ {state['mean']:+.2f} points per hand, 95% "
+        f"[{_end(state['low'])}, {_end(state['high'])}], stop at ±{shown['bounds']['accept_h1']}"
+    )
 
 
 @main.group()

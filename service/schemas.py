@@ -5,6 +5,7 @@ they are, computing only what the API shows derived (a rating rounded, a count).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,14 +60,15 @@ def page_of(item: type[Schema]) -> type[Schema]:
 
 
 class Rounded(fields.Float):
-    """A number shown rounded to ``places`` decimals."""
+    """A number shown rounded to ``places`` decimals; null when it is not finite (an interval
+    with no width yet)."""
 
     def __init__(self, places: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.places = places
 
     def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
-        shown = None if value is None else round(value, self.places)
+        shown = None if value is None or not math.isfinite(value) else round(value, self.places)
         return super()._serialize(shown, attr, obj, **kwargs)
 
 

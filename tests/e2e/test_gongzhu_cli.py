@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from cryptography.fernet import Fernet
 
+from arena.context import Arena
 from arena.redis_server import start_redis
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
@@ -17,12 +18,14 @@ from service import Config, create_app
 from service.cli import main
 from tests.bot_sdk.bot_sdk_support import running
 from tests.pages.pages_support import serving
+from tests.workers.test_gauntlets import play_out
 
 TOKEN = "cli-operator-token"
 
 
 @pytest.fixture
-def arena_url(tmp_path: Path) -> Iterator[str]:
+def served(tmp_path: Path) -> Iterator[tuple[str, Config]]:
+    """The arena's URL and its configuration."""
     redis = start_redis(tmp_path / "redis")
     config = Config(
         redis_url=redis.url,
@@ -32,9 +35,14 @@ def arena_url(tmp_path: Path) -> Iterator[str]:
     )
     try:
         with serving(create_app(config)) as url:
-            yield url
+            yield url, config
     finally:
         redis.stop()
+
+
+@pytest.fixture
+def arena_url(served: tuple[str, Config]) -> str:
+    return served[0]
 
 
 def gongzhu(*args: str) -> str:
@@ -93,3 +101,30 @@ def test_an_owner_enters_the_ladder_and_reads_its_versions(arena_url: str) -> No
         too_many = CliRunner().invoke(main, [*entry, "--max-concurrent", "99"])
         assert too_many.exit_code == 1 and "max_concurrent" in too_many.output
         assert "provisional" not in gongzhu("standings", "--url", arena_url)  # an empty ladder
+
+
+def test_a_gauntlet_is_started_followed_and_cannot_be_cancelled_once_over(
+    served: tuple[str, Config],
+) -> None:
+    arena_url, config = served
+    with running(make_app(LowestCard, None, verify_signatures=False)) as bot_url:
+        register = ["bots", "register", "lowbot", bot_url, "--contact", "me@x.org"]
+        out = gongzhu(*register, "--url", arena_url)
+        made = json.loads(out[: out.rindex("}") + 1])
+        bot_id = made["bot"]["id"]
+        gongzhu("bots", "verify", bot_id, "--token", made["token"], "--url", arena_url)
+        start = ["gauntlet", "start", "house:normal", bot_id, "--opponent", "house:easy"]
+        start += ["--hands", "1", "--url", arena_url, "--token", TOKEN]
+        started = gongzhu(*start)
+        gauntlet_id = started.split()[1].rstrip(":")
+        assert f"house:normal against {bot_id}, up to 200 deals" in started
+        play_out(Arena.from_config(config), gauntlet_id)  # a worker plays its matches
+    shown = gongzhu("gauntlet", "show", gauntlet_id, "--url", arena_url)
+    lines = shown.splitlines()
+    assert lines[0].startswith("deal    1: Δ ") and "[n/a, n/a]" in lines[0]  # one deal
+    assert "[n/a" not in lines[1]
+    assert lines[-1].startswith(f"{gauntlet_id}: better after ") and "95% [" in lines[-1]
+    assert gongzhu("gauntlet", "show", gauntlet_id, "--wait", "--url", arena_url) == shown
+    cancel = ["gauntlet", "cancel", gauntlet_id, "--url", arena_url, "--token", TOKEN]
+    over = CliRunner().invoke(main, cancel)
+    assert over.exit_code == 1 and ": 409: " in over.output
