@@ -1,8 +1,9 @@
 """A tournament's matches: playing one (its seats, a house bot in-process or a registered bot
 over HTTP, the ``hello`` before it, the match itself, :mod:`arena.match_loop`, the seal, and the
 result recorded once, :meth:`~arena.store.Store.record_result`, then a ladder table's next
-rotation released, :func:`arena.ladder.advance`); its sealed log, shown once its
-deal is no longer embargoed; and the log's verification, made once and kept."""
+rotation released, :func:`arena.ladder.advance`, and a deal's divergences indexed once its
+last rotation is, :func:`arena.divergence_index.index_recorded_deals`); its sealed log, shown
+once its deal is no longer embargoed; and the log's verification, made once and kept."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from arena import ladder
+from arena import divergence_index, ladder
 from arena.config import Config
 from arena.context import Arena
 from arena.errors import EmbargoedError, NotFoundError
@@ -88,6 +89,7 @@ def play(arena: Arena, match_id: str) -> None:
             if isinstance(player, HttpSeat):
                 player.close()
     store.record_result(match_id, arena.sealed(log))
+    divergence_index.index_recorded_deals(arena)
     if tournament.ladder:
         ladder.advance(arena, tournament.id)
 
