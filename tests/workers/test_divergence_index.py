@@ -35,8 +35,8 @@ def _indexed(store: Store) -> dict[str, int]:
     return {p: store.divergences(p, page=1, per_page=100).total for p in set(SEATS)}
 
 
-class WorkerDied(Exception):
-    pass
+class WorkerDiedError(Exception):
+    """The worker's process ends here (as a kill would): nothing after it runs."""
 
 
 def test_a_deal_is_indexed_when_its_last_rotation_is_recorded_and_once(
@@ -67,11 +67,11 @@ def test_a_worker_dying_between_record_and_index_leaves_the_deal_for_the_next_re
         matches.play(arena, match_id)
 
     def die(arena: Arena) -> None:
-        raise WorkerDied
+        raise WorkerDiedError
 
     with monkeypatch.context() as patched:
         patched.setattr(divergence_index, "index_recorded_deals", die)
-        with pytest.raises(WorkerDied):
+        with pytest.raises(WorkerDiedError):
             matches.play(arena, ids[3])
     assert store.deals_to_index() == [(tid, "t1:d1")]
     matches.play(arena, ids[3])  # the job run again: the match is recorded, nothing to do
