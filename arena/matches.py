@@ -1,8 +1,10 @@
 """A tournament's matches: playing one (its seats, a house bot in-process or a registered bot
 over HTTP, the ``hello`` before it, the match itself, :mod:`arena.match_loop`, the seal, and the
 result recorded once, :meth:`~arena.store.Store.record_result`, then a ladder table or a
-gauntlet moved on, :func:`arena.ladder.advance`, :func:`arena.gauntlets.advance`); its sealed
-log, shown once its deal is no longer embargoed; and the log's verification, made once and kept."""
+gauntlet moved on, :func:`arena.ladder.advance`, :func:`arena.gauntlets.advance`, and a deal's
+divergences indexed once its last rotation is, :func:`arena.divergence_index.index_recorded_deals`);
+its sealed log, shown once its deal is no longer embargoed; and the log's verification, made
+once and kept."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from arena import gauntlets, ladder
+from arena import divergence_index, gauntlets, ladder
 from arena.config import Config
 from arena.context import Arena
 from arena.errors import EmbargoedError, NotFoundError
@@ -91,8 +93,10 @@ def play(arena: Arena, match_id: str) -> None:
 
 
 def _move_on(arena: Arena, tournament: Tournament) -> None:
-    """After one of its matches is recorded: a ladder table's next rotation, a gauntlet's next
-    rotation, deal or verdict."""
+    """After one of its matches is recorded (or found recorded by a job run again): the deals
+    whose last rotation is recorded indexed for their divergences, a ladder table's next
+    rotation, a gauntlet's next rotation, deal or verdict."""
+    divergence_index.index_recorded_deals(arena)
     if tournament.ladder:
         ladder.advance(arena, tournament.id)
     if tournament.gauntlet:

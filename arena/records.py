@@ -247,6 +247,39 @@ class BotFault:
 
 
 @dataclass(frozen=True)
+class DivergenceEntry:
+    """One of a participant's divergences, as its index keeps it: the match and seat of its
+    line of a duplicate deal, the first decision where it chose what no other holder of those
+    cards chose (:mod:`replays.divergence`), and the points of the lines on that deal."""
+
+    match_id: str
+    seat: int
+    tournament_id: str
+    deal_label: str
+    hand: int
+    """The divergence's hand (1 first)."""
+    step: str
+    """Which of the seat's decisions of the hand: ``pass``, ``exposure``, ``trick 5``."""
+    decision: int
+    """Its index in the hand's decisions of the match's log, as the replay viewer numbers it."""
+    points: int
+    """What the participant's line scored holding the seat's cards on the deal."""
+    others: float
+    """What the other lines scored with the same cards, on average."""
+    lines: int
+    """How many lines were compared, its own included."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.match_id}/{self.seat}"
+
+    @property
+    def cost(self) -> float:
+        """The points it scored less than the other lines' average (negative: more)."""
+        return self.others - self.points
+
+
+@dataclass(frozen=True)
 class Match:
     id: str
     tournament_id: str | None

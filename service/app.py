@@ -13,6 +13,7 @@ from arena.store import Store
 from service import errors
 from service.api import (
     bots,
+    divergences,
     failures,
     gauntlets,
     health,
@@ -81,6 +82,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
         failures.blp,
         schedules.blp,
         matches.blp,
+        divergences.blp,
         ladder.blp,
         gauntlets.blp,
         play.blp,

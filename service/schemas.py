@@ -779,6 +779,105 @@ class PlayOpponentSchema(Schema):
     kind = fields.String()
 
 
+# -- divergences --------------------------------------------------------------------------------
+
+
+class DivergenceArgs(Schema):
+    bot = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "the participant whose line of the deal is compared"},
+    )
+    seat = fields.Integer(
+        validate=validate.Range(min=0, max=3),
+        metadata={"description": "its seat, needed only when it sat in two seats of the match"},
+    )
+
+
+class DivergenceLineSchema(Schema):
+    match_id = fields.String(metadata={"description": "the rotation this line was played in"})
+    participant = fields.String()
+    name = fields.String(metadata={"description": "the name the match's log gives it"})
+    points = fields.List(fields.Integer(), metadata={"description": "the seat's score, by hand"})
+    total = fields.Integer()
+
+
+class DivergenceCellSchema(Schema):
+    cards = fields.List(
+        fields.String(),
+        allow_none=True,
+        metadata={"description": "the cards chosen; null: cards this seat did not hold there"},
+    )
+    status = fields.String(metadata={"description": "the decision's log status (ok, a fault)"})
+    same_position = fields.Boolean(
+        metadata={"description": "the line's seat saw what this seat saw (totals aside)"}
+    )
+
+
+class DivergenceStepSchema(Schema):
+    step = fields.String(
+        attribute="step.label", metadata={"description": "pass, exposure, trick 5"}
+    )
+    kind = fields.Function(lambda row: row.step.kind.value)
+    cells = fields.List(
+        fields.Nested(DivergenceCellSchema, allow_none=True),
+        metadata={"description": "each line's choice, in the order of lines (null: none made)"},
+    )
+
+
+class DivergencePointSchema(Schema):
+    hand = fields.Integer(attribute="step.hand")
+    step = fields.String(attribute="step.label")
+    kind = fields.Function(lambda point: point.step.kind.value)
+    decision = fields.Integer(
+        metadata={"description": "its index in the hand's decisions of the log, from 0"}
+    )
+    view = fields.Function(
+        lambda point: point.view.to_json(),
+        metadata={"description": "the seat's observation there, as the bot was sent it"},
+    )
+    rows = fields.List(
+        fields.Nested(DivergenceStepSchema),
+        metadata={"description": "the hand's steps up to and including the divergence"},
+    )
+
+
+class DivergenceSchema(Schema):
+    match_id = fields.String(attribute="match.id")
+    tournament_id = fields.String(attribute="match.tournament_id")
+    deal_label = fields.String(attribute="match.deal_label")
+    seat = fields.Integer(attribute="report.seat")
+    bot = fields.Integer(
+        attribute="report.bot", metadata={"description": "the index of the bot's line in lines"}
+    )
+    lines = fields.List(fields.Nested(DivergenceLineSchema), attribute="report.lines")
+    cost = Rounded(
+        1,
+        attribute="report.cost",
+        metadata={"description": "the other lines' mean total minus the bot's line's"},
+    )
+    divergence = fields.Nested(
+        DivergencePointSchema,
+        attribute="report.divergence",
+        allow_none=True,
+        metadata={"description": "null: at every step, another line chose what the bot chose"},
+    )
+
+
+class DivergenceEntrySchema(Schema):
+    match_id = fields.String()
+    seat = fields.Integer()
+    tournament_id = fields.String()
+    deal_label = fields.String()
+    hand = fields.Integer()
+    step = fields.String()
+    decision = fields.Integer()
+    points = fields.Integer(metadata={"description": "what its line scored on the deal"})
+    others = Rounded(1, metadata={"description": "what the other lines scored, on average"})
+    cost = Rounded(1, metadata={"description": "others minus points"})
+    lines = fields.Integer()
+
+
 # -- health -------------------------------------------------------------------------------------
 
 

@@ -22,6 +22,12 @@ Keys (all under ``gz:``)::
     gz:bot:{id}:matches             zset of a participant's match ids
     gz:bot:{id}:faults              list of a participant's faults (JSON), newest first, the
                                     last FAULTS_KEPT; written with its match's result
+    gz:bot:{id}:divergences         zset: a participant's divergences (match id and seat,
+                                    "{match}/{seat}") by what each cost it, in points
+    gz:bot:{id}:divergence-entries  hash: "{match}/{seat}" -> that divergence (JSON)
+    gz:deals-to-index               set of the deals (JSON [tournament id, deal label]) whose
+                                    last match is recorded and whose divergences are not yet
+                                    indexed; written with that match's result
     gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
     gz:rating:{id}                  string: a participant's ladder rating (JSON), of the
                                     version it played last
@@ -81,6 +87,7 @@ REPLAY_KEY = "gz:replay-key"
 HUMAN_BOTS = "gz:human-bots"
 PULL_CONNECTED = "gz:pull:connected"
 PULL_EVENTS = "gz:pull:events"
+DEALS_TO_INDEX = "gz:deals-to-index"
 
 FAULTS_KEPT = 10_000
 """A participant's fault index keeps its latest faults, this many (its pages show 50 each)."""
@@ -138,6 +145,14 @@ def bot_matches(bot_id: str) -> str:
 
 def faults(bot_id: str) -> str:
     return f"gz:bot:{bot_id}:faults"
+
+
+def divergences(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:divergences"
+
+
+def divergence_entries(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:divergence-entries"
 
 
 def replay(match_id: str) -> str:

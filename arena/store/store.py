@@ -31,6 +31,7 @@ from arena.ratings import head_to_head, is_rated, rate, starting_rating
 from arena.records import (
     BotFault,
     BotStatus,
+    DivergenceEntry,
     Embargo,
     Gauntlet,
     GauntletDeal,
@@ -596,6 +597,44 @@ class Store:
         found = [codecs.from_json(item, BotFault) for item in replies.texts(raw)]
         return Page(found, replies.number(total), page, per_page)
 
+    def deal_matches(self, tournament_id: str, deal_label: str) -> list[Match]:
+        """The tournament's matches that play the deal ``deal_label`` (its rotations)."""
+        ids = replies.texts(self.redis.zrange(keys.tournament_matches(tournament_id), 0, -1))
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in ids:
+            pipe.hget(keys.match(match_id), "deal_label")
+        labels = zip(ids, map(replies.text, pipe.execute()), strict=True)
+        return self.get_matches([m for m, label in labels if label == deal_label])
+
+    # -- divergences ----------------------------------------------------------------------------
+
+    def deals_to_index(self) -> list[tuple[str, str]]:
+        """The deals (tournament id, deal label) whose last match is recorded and whose
+        divergences are not yet indexed."""
+        found = (json.loads(d) for d in replies.texts(self.redis.smembers(keys.DEALS_TO_INDEX)))
+        return sorted((str(tid), str(label)) for tid, label in found)
+
+    def index_divergences(
+        self, deal: tuple[str, str], entries: Mapping[str, Sequence[DivergenceEntry]]
+    ) -> None:
+        """Keep each participant's ``entries`` of ``deal`` and take the deal off
+        :meth:`deals_to_index`, at once. Idempotent: an entry is kept under its id."""
+        pipe = self.redis.pipeline()
+        for bot_id, found in entries.items():
+            if found:
+                rows = {e.id: codecs.to_json(e) for e in found}
+                pipe.hset(keys.divergence_entries(bot_id), mapping=rows)
+                pipe.zadd(keys.divergences(bot_id), {e.id: e.cost for e in found})
+        pipe.srem(keys.DEALS_TO_INDEX, codecs.dumps(list(deal)))
+        pipe.execute()
+
+    def divergences(self, bot_id: str, *, page: int, per_page: int) -> Page[DivergenceEntry]:
+        """A participant's divergences, costliest first."""
+        ids, total = self._page(keys.divergences(bot_id), page, per_page)
+        raw = self.redis.hmget(keys.divergence_entries(bot_id), ids) if ids else []
+        found = [codecs.from_json(r, DivergenceEntry) for r in replies.blobs(raw) if r]
+        return Page(found, total, page, per_page)
+
     def get_matches(self, match_ids: Sequence[str]) -> list[Match]:
         """The stored matches among ``match_ids``, in the order given (one round trip)."""
         found: list[Match] = []
@@ -645,8 +684,13 @@ class Store:
         standings: dict[str, Standing] = {}
         tournament: dict[str, str] = {}
         failed, was_failed = 0, False
+        label = log.deals.label if log.deals.scheme is DealScheme.COMMITTED else ""
+        last_of_deal = False
         if tid:
             tournament = replies.fields(pipe.hgetall(keys.tournament(tid)))
+            if label:  # its deal's count is read while the tournament is watched
+                left = replies.text(pipe.hget(keys.unfinished_deals(tid), label))
+                last_of_deal = left is not None and int(left) <= 1
             failed = replies.number(pipe.scard(keys.failed(tid)))
             was_failed = replies.boolean(pipe.sismember(keys.failed(tid), log.match_id))
             stored = {b: self._standing_in(pipe, tid, b) for b in dict.fromkeys(seats)}
@@ -678,8 +722,10 @@ class Store:
                 pipe.lpush(keys.faults(bot_id), *map(codecs.to_json, faults))
                 pipe.ltrim(keys.faults(bot_id), 0, keys.FAULTS_KEPT - 1)
         if tid and tournament:
-            if log.deals.scheme is DealScheme.COMMITTED and log.deals.label:
-                pipe.hincrby(keys.unfinished_deals(tid), log.deals.label, -1)
+            if label:
+                pipe.hincrby(keys.unfinished_deals(tid), label, -1)
+            if last_of_deal:  # for arena.divergences to index, once (it removes it then)
+                pipe.sadd(keys.DEALS_TO_INDEX, codecs.dumps([tid, label]))
             for bot_id, standing in standings.items():
                 pipe.hset(keys.standings(tid), bot_id, codecs.to_json(standing))
             if was_failed:  # it failed, and was played after all (queued again by hand)

@@ -10,15 +10,18 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, render_template, request
 
-from arena import bots
+from arena import bots, divergences
 from arena import ladder as ladder_figures
+from arena.errors import ArenaError, NotFoundError
 from arena.ratings import ANCHOR, ANCHOR_MU, ANCHOR_SIGMA
 from arena.records import PROVISIONAL_SIGMA, Match, MatchStatus, Page, Rating
 from arena.store import FAULTS_KEPT
 from replays.integrity import unpack
 from replays.upgrade import read_log
 from service.context import arena, store
+from service.errors import status_of
 from service.pages.chart import rating_chart
+from service.pages.divergence import seat_view
 from service.pages.replay import replay_data
 
 blp = Blueprint(
@@ -35,6 +38,7 @@ FAULTS_PER_PAGE = 50
 TOURNAMENTS_PER_PAGE = 50
 TABLES_PER_PAGE = 50
 HEAD_TO_HEAD_PER_PAGE = 20
+DIVERGENCES_PER_PAGE = 20
 
 
 class PageNotFoundError(Exception):
@@ -171,6 +175,8 @@ def bot(bot_id: str) -> str:
     recent = store().list_matches(page=1, per_page=RECENT, bot_id=bot_id).items
     fault_page = _page_arg("fault_page")
     faults = store().faults(bot_id, page=fault_page, per_page=FAULTS_PER_PAGE)
+    divergence_page = _page_arg("divergence_page")
+    divergent = store().divergences(bot_id, page=divergence_page, per_page=DIVERGENCES_PER_PAGE)
     shown = [bot_id, *(b for m in recent for b in m.seats), *(h.opponent for h in h2h.items)]
     return render_template(
         "pages/bot.html",
@@ -194,6 +200,10 @@ def bot(bot_id: str) -> str:
         fault_last=_last_page(faults.total, FAULTS_PER_PAGE),
         fault_cap=FAULTS_KEPT,
         embargoed=_embargoed({f.match_id for f in faults.items}),
+        divergences=divergent.items,
+        divergence_total=divergent.total,
+        divergence_page=divergence_page,
+        divergence_last=_last_page(divergent.total, DIVERGENCES_PER_PAGE),
     )
 
 
@@ -227,13 +237,51 @@ def match(match_id: str) -> str:
     embargo = store().embargo(record)
     blob = None if embargo is not None else store().replay_blob(match_id)
     data = None
+    tournament = (
+        None if record.tournament_id is None else store().get_tournament(record.tournament_id)
+    )
+    duplicate = tournament is not None and tournament.spec.format.duplicate
     if blob is not None:
         data = dict(viewer_data(blob))
         data["seats"] = [
             {**seat, "name": shown.get(seat["bot_id"], seat["name"])} for seat in data["seats"]
         ]
     return render_template(
-        "pages/match.html", match=record, replay=data, names=shown, embargo=embargo
+        "pages/match.html",
+        match=record,
+        replay=data,
+        names=shown,
+        embargo=embargo,
+        comparable=data is not None and bool(record.deal_label) and duplicate,
+    )
+
+
+@blp.route("/matches/<match_id>/divergence")
+def divergence(match_id: str) -> str | tuple[str, int]:
+    """The bot's line of the match's deal against the others' (``?bot=``, and ``&seat=`` when
+    it sat twice); a refusal (an embargoed deal, nothing to compare) is a page saying why."""
+    bot_id = request.args.get("bot", "")
+    if not bot_id:
+        message = "say whose play to compare: add ?bot= with the id of one of the match's bots"
+        return render_template("pages/refused.html", message=message, code="invalid"), 422
+    try:
+        found = divergences.divergence(
+            arena(), match_id, bot=bot_id, seat=request.args.get("seat", type=int), operator=False
+        )
+    except NotFoundError as error:
+        raise PageNotFoundError(f"{error.message[0].upper()}{error.message[1:]}.") from None
+    except ArenaError as error:
+        page = render_template("pages/refused.html", message=error.message, code=error.code)
+        return page, status_of(type(error))
+    report = found.report
+    point = report.divergence
+    return render_template(
+        "pages/divergence.html",
+        match=found.match,
+        report=report,
+        bot_id=bot_id,
+        names=names(line.participant for line in report.lines),
+        view=None if point is None else seat_view(point.view),
     )
 
 

@@ -1,0 +1,69 @@
+"""Where a bot lost points: its line of a duplicate deal compared with the other holders of the
+same cards (:mod:`replays.divergence`), refused while the deal is embargoed, as its replays
+are. Each participant's costliest divergences are indexed by :mod:`arena.divergence_index`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena import matches
+from arena.context import Arena
+from arena.divergence_index import deal_logs
+from arena.errors import InvalidError, WrongStateError
+from arena.records import Match
+from replays.divergence import Report, compare, line_up
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A match's seat compared with the deal's other rotations at that seat."""
+
+    match: Match
+    report: Report
+
+
+def divergence(
+    arena: Arena, match_id: str, *, bot: str, seat: int | None, operator: bool
+) -> Comparison:
+    """The ``bot``'s line of the match's deal (at ``seat``, needed only when it sat twice)
+    against the deal's other recorded rotations: refused while the deal is embargoed, as its
+    replay is, unless the ``operator`` asks."""
+    match, _ = matches.finished(arena, match_id, operator=operator)
+    if match.tournament_id is None or not match.deal_label:
+        raise WrongStateError(
+            f"match {match_id} is not one of a tournament's rotations of a deal: only those "
+            "have other plays of the same cards to compare"
+        )
+    held = _seat_of(match, bot, seat)
+    logs = deal_logs(arena, match.tournament_id, match.deal_label)
+    if len(logs) < 2:
+        raise WrongStateError(
+            f"match {match_id} is the only recorded match of deal {match.deal_label}: "
+            "there is nothing to compare it with yet"
+        )
+    lines = line_up(logs)[held]
+    mine = next(n for n, log in enumerate(logs) if log.match_id == match_id)
+    return Comparison(match, compare(held, lines, mine))
+
+
+def _seat_of(match: Match, bot: str, seat: int | None) -> int:
+    seats = [n for n, participant in enumerate(match.seats) if participant == bot]
+    if not seats:
+        raise InvalidError(
+            f"{bot} did not play match {match.id}; its seats were held by {', '.join(match.seats)}",
+            field="bot",
+        )
+    if seat is not None and seat not in seats:
+        raise InvalidError(
+            f"{bot} did not sit in seat {seat} of match {match.id}: it sat in seat "
+            f"{' and '.join(map(str, seats))}",
+            field="seat",
+        )
+    if seat is None and len(seats) > 1:
+        raise InvalidError(
+            f"{bot} sat in seats {' and '.join(map(str, seats))} of match {match.id}: "
+            "say which with seat",
+            field="seat",
+        )
+    return seats[0] if seat is None else seat
