@@ -1,10 +1,14 @@
-"""The rating-history chart: one version's μ after each rated match as a line, with its
-uncertainty band from μ − 3σ to μ + 3σ (the band's lower edge is the conservative rating, the
-ladder's order), scaled into an SVG viewBox that the bot page's template draws. Pure: numbers
-in, coordinates out.
+"""The pages' band charts, scaled into an SVG viewBox that a template draws. Pure: numbers in,
+coordinates out.
 
-The vertical scale runs from the lowest lower edge to the highest upper edge; the points are
-spread evenly left to right, one per rated match, oldest first.
+- The rating-history chart (the bot page): one version's μ after each rated match as a line,
+  with its uncertainty band from μ − 3σ to μ + 3σ (the band's lower edge is the conservative
+  rating, the ladder's order).
+- The gauntlet chart (the gauntlet page): Δ, the mean difference, after each deal, with its
+  95% interval as the band.
+
+The vertical scale runs from the lowest lower edge to the highest upper edge (and, for a
+gauntlet, takes in 0 and ±δ); the points are spread evenly left to right, oldest first.
 
 >>> from arena.records import RatingPoint
 >>> chart = rating_chart([RatingPoint("m1", 25.0, 8.0, ""), RatingPoint("m2", 27.0, 4.0, "")])
@@ -18,10 +22,13 @@ spread evenly left to right, one per rated match, oldest first.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 from arena.records import PROVISIONAL_SIGMA, RatingPoint
+from bot_sdk.sequential import State
 
 WIDTH = 600
 HEIGHT = 240
@@ -36,16 +43,20 @@ SINGLE_HALF_WIDTH = 8.0
 
 
 @dataclass(frozen=True)
-class Point:
-    """One rated match: where μ and the band's edges are drawn, and the figures shown."""
+class Mark:
+    """Where one point of a chart and its band's edges are drawn."""
 
     x: float
     y: float
-    """μ's height."""
     upper_y: float
-    """μ + 3σ's height."""
     lower_y: float
-    """μ − 3σ's height: the conservative rating."""
+
+
+@dataclass(frozen=True)
+class Point(Mark):
+    """One rated match: μ at ``y``, μ + 3σ at ``upper_y``, μ − 3σ (the conservative rating) at
+    ``lower_y``, and the figures shown."""
+
     mu: float
     sigma: float
     match_id: str
@@ -57,16 +68,29 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Chart:
+class DealMark(Mark):
+    """A gauntlet after one deal: Δ at ``y``, its 95% interval's ends at the edges."""
+
+    deal: int
+    mean: float
+    low: float
+    high: float
+
+
+M = TypeVar("M", bound=Mark)
+
+
+@dataclass(frozen=True)
+class Chart(Generic[M]):
     width: int
     height: int
-    points: tuple[Point, ...]
+    points: tuple[M, ...]
     low: float
     """The value at the bottom of the plot (the lowest μ − 3σ)."""
     high: float
     """The value at the top of the plot (the highest μ + 3σ)."""
-    threshold: float
-    """σ above this is provisional."""
+    threshold: float = PROVISIONAL_SIGMA
+    """σ above this is provisional (a rating chart)."""
 
     @property
     def left(self) -> float:
@@ -107,48 +131,80 @@ class Chart:
         lower = [f"{x:.1f},{p.lower_y:.1f}" for x, p in reversed(edges)]
         return "M" + " L".join([*upper, *lower]) + " Z"
 
-    def _edge_points(self) -> list[tuple[float, Point]]:
+    def _edge_points(self) -> list[tuple[float, M]]:
         if len(self.points) == 1:
             only = self.points[0]
             return [(only.x - SINGLE_HALF_WIDTH, only), (only.x + SINGLE_HALF_WIDTH, only)]
         return [(p.x, p) for p in self.points]
 
     @property
-    def settled(self) -> Point | None:
-        """The first point that is not provisional (σ at or below the threshold), if any."""
-        return next((p for p in self.points if not p.provisional), None)
+    def settled(self) -> M | None:
+        """The first point that is not provisional (σ at or below the threshold), if any: a
+        rating chart's."""
+        return next((p for p in self.points if not getattr(p, "provisional", False)), None)
 
     def guide_y(self, value: float) -> float | None:
         """The height of a horizontal guide at ``value`` (the anchor's 25), if it is in range."""
         return self.y_of(value) if self.low <= value <= self.high else None
 
 
+def _spread(chart: Chart[M], count: int) -> list[float]:
+    """The x of each of ``count`` points, evenly from left to right (one: in the middle)."""
+    if count == 1:
+        return [(chart.left + chart.right) / 2]
+    step = (chart.right - chart.left) / (count - 1)
+    return [chart.left + i * step for i in range(count)]
+
+
 def rating_chart(
     history: Sequence[RatingPoint], *, threshold: float = PROVISIONAL_SIGMA
-) -> Chart | None:
+) -> Chart[Point] | None:
     """The chart of a version's rating after each of its rated matches, oldest first; None
     when there are none."""
     if not history:
         return None
     low = min(p.mu - 3 * p.sigma for p in history)
     high = max(p.mu + 3 * p.sigma for p in history)
-    chart = Chart(WIDTH, HEIGHT, (), low, high, threshold)
-    if len(history) == 1:
-        xs = [(chart.left + chart.right) / 2]
-    else:
-        step = (chart.right - chart.left) / (len(history) - 1)
-        xs = [chart.left + i * step for i in range(len(history))]
+    frame: Chart[Point] = Chart(WIDTH, HEIGHT, (), low, high, threshold)
     points = tuple(
         Point(
             x=x,
-            y=chart.y_of(p.mu),
-            upper_y=chart.y_of(p.mu + 3 * p.sigma),
-            lower_y=chart.y_of(p.mu - 3 * p.sigma),
+            y=frame.y_of(p.mu),
+            upper_y=frame.y_of(p.mu + 3 * p.sigma),
+            lower_y=frame.y_of(p.mu - 3 * p.sigma),
             mu=p.mu,
             sigma=p.sigma,
             match_id=p.match_id,
             provisional=p.sigma > threshold,
         )
-        for x, p in zip(xs, history, strict=True)
+        for x, p in zip(_spread(frame, len(history)), history, strict=True)
     )
-    return Chart(WIDTH, HEIGHT, points, low, high, threshold)
+    return replace(frame, points=points)
+
+
+def gauntlet_chart(
+    states: Sequence[State], deals: Sequence[int], delta: float
+) -> Chart[DealMark] | None:
+    """The chart of a gauntlet's Δ after each counted deal (``deals``: their numbers, a void
+    deal's left out) with its 95% interval (none before the second deal: drawn at Δ itself);
+    None before the first deal."""
+    if not states:
+        return None
+    ends = [(s.low, s.high) if math.isfinite(s.high) else (s.mean, s.mean) for s in states]
+    low = min([-delta, *(lo for lo, _ in ends)])
+    high = max([delta, *(hi for _, hi in ends)])
+    frame: Chart[DealMark] = Chart(WIDTH, HEIGHT, (), low, high)
+    marks = tuple(
+        DealMark(
+            x=x,
+            y=frame.y_of(s.mean),
+            upper_y=frame.y_of(hi),
+            lower_y=frame.y_of(lo),
+            deal=n,
+            mean=s.mean,
+            low=lo,
+            high=hi,
+        )
+        for x, n, s, (lo, hi) in zip(_spread(frame, len(states)), deals, states, ends, strict=True)
+    )
+    return replace(frame, points=marks)

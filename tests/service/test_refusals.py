@@ -24,6 +24,7 @@ EXPECTED = {
     errors.WrongStateError: 409,
     errors.EmbargoedError: 409,
     errors.StaleVersionError: 409,
+    errors.TooManyError: 429,
     errors.InvalidError: 422,
     endpoints.EndpointError: 422,
     human.NotYourTurnError: 409,

@@ -58,7 +58,7 @@ def test_a_deal_is_indexed_when_its_last_rotation_is_recorded_and_once(
     assert _indexed(store) == counts
 
 
-def test_a_worker_dying_between_record_and_index_leaves_the_deal_for_the_next_record(
+def test_a_worker_dying_between_record_and_index_leaves_the_deal_to_its_retry(
     config: Config, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     arena = Arena(config, store)
@@ -74,11 +74,13 @@ def test_a_worker_dying_between_record_and_index_leaves_the_deal_for_the_next_re
         with pytest.raises(WorkerDiedError):
             matches.play(arena, ids[3])
     assert store.deals_to_index() == [(tid, "t1:d1")]
-    matches.play(arena, ids[3])  # the job run again: the match is recorded, nothing to do
     assert _indexed(store) == {"house:easy": 0, "house:normal": 0}
-    matches.play(arena, ids[4])  # the next match recorded (another deal's) indexes it
+    matches.play(arena, ids[3])  # the job run again finds the match recorded and indexes it
     assert store.deals_to_index() == []
     assert sum(_indexed(store).values()) > 0
+    indexed = _indexed(store)
+    matches.play(arena, ids[4])  # the next match recorded (another deal's) adds nothing to it
+    assert _indexed(store) == indexed
     labels = {
         e.deal_label for p in set(SEATS) for e in store.divergences(p, page=1, per_page=100).items
     }
