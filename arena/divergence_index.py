@@ -7,7 +7,8 @@ The index is derived data, written when a deal's last match is recorded:
 :func:`arena.matches.play` calls after recording, indexes every deal noted and takes it off the
 list in one write. Entries are kept under their match and seat, so indexing a deal again
 changes nothing. A worker that dies between the record and the index leaves the deal noted:
-the next match recorded, by any worker, indexes it. A deal whose matches cannot all be recorded
+its match job's retry, finding the match recorded, indexes it, and so does the next match
+recorded by any worker. A deal whose matches cannot all be recorded
 (a cancelled tournament, a failed match) is not indexed; its comparisons open with the
 tournament's end like its replays.
 """

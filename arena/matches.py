@@ -1,10 +1,10 @@
 """A tournament's matches: playing one (its seats, a house bot in-process or a registered bot
 over HTTP, the ``hello`` before it, the match itself, :mod:`arena.match_loop`, the seal, and the
-result recorded once, :meth:`~arena.store.Store.record_result`, then a ladder table or a
-gauntlet moved on, :func:`arena.ladder.advance`, :func:`arena.gauntlets.advance`, and a deal's
-divergences indexed once its last rotation is, :func:`arena.divergence_index.index_recorded_deals`);
-its sealed log, shown once its deal is no longer embargoed; and the log's verification, made
-once and kept."""
+result recorded once, :meth:`~arena.store.Store.record_result`, then what follows a record:
+a deal's divergences indexed once its last rotation is recorded
+(:func:`arena.divergence_index.index_recorded_deals`), a ladder table or a gauntlet moved on
+(:func:`arena.ladder.advance`, :func:`arena.gauntlets.advance`)); its sealed log, shown once its
+deal is no longer embargoed; and the log's verification, made once and kept."""
 
 from __future__ import annotations
 
