@@ -11,6 +11,10 @@ is in two of them at once. When the fourth is recorded, the deal's result is kep
 bots' points over the four, and the hands), the test is run on every deal so far, and either
 the gauntlet is done with its verdict or the next deal is dealt.
 
+**Stopping.** A gauntlet one of whose bots is paused, retired or otherwise no longer active is
+cancelled before its next rotation (what was played stays); so is one its starter or the
+operator cancels.
+
 **Void deals.** A rotation whose job failed for good (:mod:`arena.failures`) makes its deal
 void: it is not counted, its other rotations are not played, and the gauntlet deals the next.
 The cap on deals counts every deal dealt, void ones too, so a gauntlet always ends.
@@ -311,8 +315,21 @@ def _advance(arena: Arena, tournament_id: str) -> None:
     if not waiting:  # every deal dealt and over: the cap, void deals included
         store.end_gauntlet(tournament_id, Verdict.CAP.value)
         return
-    if waiting[0].status is MatchStatus.QUEUED:
-        release_match(arena.queue, waiting[0].id)
+    if waiting[0].status is not MatchStatus.QUEUED:
+        return  # being played
+    if not _all_active(arena, tournament.spec.participants):
+        with contextlib.suppress(WrongStateError):
+            tournaments.cancel(arena, tournament_id)
+        store.end_gauntlet(tournament_id, None)
+        return
+    release_match(arena.queue, waiting[0].id)
+
+
+def _all_active(arena: Arena, participants: Sequence[str]) -> bool:
+    """Every registered participant is still active (not paused, retired or pending)."""
+    registered = [p for p in participants if p not in HOUSE_PARTICIPANTS]
+    found = arena.store.get_bots(registered)
+    return all(p in found and found[p].status is BotStatus.ACTIVE for p in registered)
 
 
 def _deal(arena: Arena, tournament: Tournament, deal: int) -> list[Match]:

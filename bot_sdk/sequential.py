@@ -45,8 +45,7 @@ from __future__ import annotations
 
 import enum
 import math
-import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -178,13 +177,38 @@ def paired_difference(candidate_points: int, baseline_points: int, hands: int) -
 
 def evaluate(differences: Sequence[float], test: Hypotheses, *, max_deals: int) -> State:
     """The test after the deals' ``differences``, in the order they were played."""
-    n = len(differences)
-    if n == 0:
-        return State(0, 0.0, 0.0, 0.0, 0.0, 0.0, Verdict.RUNNING)
-    mean = statistics.fmean(differences)
-    if n < 2:  # no variance yet: no evidence either way, and no interval
+    last = State(0, 0.0, 0.0, 0.0, 0.0, 0.0, Verdict.RUNNING)
+    for n, mean, variance in _running(differences):
+        last = _state(n, mean, variance, test, max_deals)
+    return last
+
+
+def trajectory(differences: Sequence[float], test: Hypotheses, *, max_deals: int) -> list[State]:
+    """The test after each deal in turn (what a progress chart draws), up to its verdict; its
+    last state is :func:`evaluate`'s of the same deals, to the last bit."""
+    states = []
+    for n, mean, variance in _running(differences):
+        states.append(_state(n, mean, variance, test, max_deals))
+        if states[-1].verdict.is_final:
+            break
+    return states
+
+
+def _running(differences: Sequence[float]) -> Iterator[tuple[int, float, float | None]]:
+    """After each deal: the deals so far, their mean and their sample variance (None for one
+    deal), updated one deal at a time (Welford's method: exact enough, and linear)."""
+    mean = spread = 0.0
+    for n, x in enumerate(differences, start=1):
+        step = x - mean
+        mean += step / n
+        spread += step * (x - mean)
+        yield n, mean, spread / (n - 1) if n > 1 else None
+
+
+def _state(n: int, mean: float, variance: float | None, test: Hypotheses, max_deals: int) -> State:
+    if variance is None:  # no variance yet: no evidence either way, and no interval
         return State(n, mean, -math.inf, math.inf, 0.0, 0.0, Verdict.RUNNING)
-    variance = max(statistics.variance(differences), VARIANCE_FLOOR)
+    variance = max(variance, VARIANCE_FLOOR)
     delta = test.delta
     better = n * (delta * mean - delta * delta / 2) / variance
     worse = n * (-delta * mean - delta * delta / 2) / variance
@@ -200,13 +224,3 @@ def evaluate(differences: Sequence[float], test: Hypotheses, *, max_deals: int) 
     if verdict is Verdict.RUNNING and n >= max_deals:
         verdict = Verdict.CAP
     return State(n, mean, mean - half, mean + half, better, worse, verdict)
-
-
-def trajectory(differences: Sequence[float], test: Hypotheses, *, max_deals: int) -> list[State]:
-    """The test after each deal in turn (what a progress chart draws), up to its verdict."""
-    states = []
-    for n in range(1, len(differences) + 1):
-        states.append(evaluate(differences[:n], test, max_deals=max_deals))
-        if states[-1].verdict.is_final:
-            break
-    return states

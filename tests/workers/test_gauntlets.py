@@ -12,7 +12,7 @@ from arena.config import Config
 from arena.context import Arena
 from arena.errors import InvalidError, NotAllowedError, TooManyError
 from arena.queue import match_job_id
-from arena.records import MatchStatus, TournamentStatus
+from arena.records import BotStatus, MatchStatus, TournamentStatus
 from arena.store import Store
 from bot_sdk.sequential import MIN_DEALS, Verdict
 from referee import Rules, Variant
@@ -207,3 +207,25 @@ def test_what_a_gauntlet_may_be_asked(config: Config, store: Store, stack: ExitS
     gauntlets.create(
         arena, gauntlets.Request(mine, "house:normal"), started_by=mine, manages=[mine]
     )
+
+
+def test_a_paused_bot_stops_its_gauntlet_before_the_next_rotation(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    arena = Arena.from_config(config)
+    one, two = enter(store, stack, "one"), enter(store, stack, "two")
+    shown = gauntlets.create(
+        arena, gauntlets.Request(one, two, hands=1), started_by=one, manages=[one, two]
+    )
+    arena.queue.empty()
+    matches.play(arena, gauntlets.match_id(shown.id, 1, 0))  # recorded, the next released
+    assert _queued(arena) == [match_job_id(gauntlets.match_id(shown.id, 1, 1))]
+    arena.queue.empty()
+    store.set_bot_status(two, BotStatus.PAUSED)
+    gauntlets.advance(arena, shown.id)
+    stopped = gauntlets.progress(arena, shown.id)
+    assert (
+        stopped.verdict == "cancelled" and stopped.tournament.status is TournamentStatus.CANCELLED
+    )
+    assert _queued(arena) == [] and store.live_gauntlets() == {}
+    assert stopped.tournament.done == 1  # what was played stays
