@@ -401,9 +401,9 @@ def progress(arena: Arena, tournament_id: str) -> Progress:
     return Progress(tournament, gauntlet, deals, steps, state, verdict, hypotheses)
 
 
-def listing(arena: Arena, *, page: int, per_page: int) -> Page[Progress]:
-    """The gauntlets, newest first."""
-    found = arena.store.list_gauntlets(page=page, per_page=per_page)
+def listing(arena: Arena, *, page: int, per_page: int, bot_id: str | None = None) -> Page[Progress]:
+    """The gauntlets, newest first: all, or those of one bot (its candidate or baseline)."""
+    found = arena.store.list_gauntlets(page=page, per_page=per_page, bot_id=bot_id)
     return Page([progress(arena, t.id) for t in found.items], found.total, page, per_page)
 
 

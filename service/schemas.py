@@ -380,6 +380,14 @@ class GauntletCreate(Schema):
     rules = RulesField(load_default=Rules, metadata={"description": "rules profile (not teams)"})
 
 
+class GauntletArgs(PageArgs):
+    bot = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "only the gauntlets this bot is the candidate or baseline of"},
+    )
+
+
 class GauntletDealSchema(Schema):
     deal = fields.Integer(required=True)
     candidate_points = fields.Integer(required=True)

@@ -45,6 +45,7 @@ Keys (all under ``gz:``)::
     gz:ladder:round                 hash: when the matchmaker last ran, and what it seated
     gz:gauntlets                    zset of the gauntlets (tournament ids) by creation
     gz:gauntlets:live               hash: gauntlet not over -> who started it
+    gz:bot:{id}:gauntlets           zset of the gauntlets a bot is the candidate or baseline of
     gz:gauntlet:{id}:deals          hash: deal number -> that deal's result (JSON), once its
                                     rotations are over
     gz:gauntlet:{id}:lock           a gauntlet's lock while it moves on (redis-py's Lock)
@@ -141,6 +142,10 @@ def verifications(match_id: str) -> str:
 
 def bot_matches(bot_id: str) -> str:
     return f"gz:bot:{bot_id}:matches"
+
+
+def bot_gauntlets(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:gauntlets"
 
 
 def faults(bot_id: str) -> str:

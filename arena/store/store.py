@@ -320,11 +320,14 @@ class Store:
         pipe = self.redis.pipeline()
         pipe.hset(keys.tournament(tournament_id), mapping=fields)
         index = keys.LADDER_TABLES if ladder else keys.GAUNTLETS if gauntlet else keys.TOURNAMENTS
-        pipe.zadd(index, {tournament_id: self._seq()})
+        seq = self._seq()
+        pipe.zadd(index, {tournament_id: seq})
         if ladder:
             pipe.hset(keys.LADDER_OPEN, tournament_id, codecs.dumps(list(spec.participants)))
         if gauntlet:
             pipe.hset(keys.GAUNTLETS_LIVE, tournament_id, gauntlet.started_by)
+            for bot_id in (gauntlet.candidate, gauntlet.baseline):
+                pipe.zadd(keys.bot_gauntlets(bot_id), {tournament_id: seq})
         pipe.execute()
         return tournament_id
 
@@ -372,9 +375,13 @@ class Store:
 
     # -- gauntlets ------------------------------------------------------------------------------
 
-    def list_gauntlets(self, *, page: int, per_page: int) -> Page[Tournament]:
-        """The gauntlets, newest first."""
-        ids, total = self._page(keys.GAUNTLETS, page, per_page)
+    def list_gauntlets(
+        self, *, page: int, per_page: int, bot_id: str | None = None
+    ) -> Page[Tournament]:
+        """The gauntlets, newest first: all, or those ``bot_id`` is the candidate or the
+        baseline of."""
+        index = keys.GAUNTLETS if bot_id is None else keys.bot_gauntlets(bot_id)
+        ids, total = self._page(index, page, per_page)
         return Page([t for t in map(self.get_tournament, ids) if t], total, page, per_page)
 
     def live_gauntlets(self) -> dict[str, str]:

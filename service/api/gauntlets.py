@@ -14,10 +14,10 @@ from service.context import arena
 from service.errors import ErrorSchema
 from service.limits import gauntlet_limit, limiter, owner_key
 from service.schemas import (
+    GauntletArgs,
     GauntletCreate,
     GauntletSchema,
     GauntletSummarySchema,
-    PageArgs,
     page_of,
 )
 from service.smorest import Blueprint, abort
@@ -27,11 +27,13 @@ blp = Blueprint("gauntlets", __name__, url_prefix="/api/gauntlets", description=
 
 @blp.route("")
 class Gauntlets(MethodView):
-    @blp.arguments(PageArgs, location="query")
+    @blp.arguments(GauntletArgs, location="query")
     @blp.response(200, page_of(GauntletSummarySchema))
     def get(self, args: dict[str, Any]) -> Page[gauntlets.Progress]:
-        """List gauntlets, newest first."""
-        return gauntlets.listing(arena(), page=args["page"], per_page=args["per_page"])
+        """List gauntlets, newest first (``bot``: one bot's, as candidate or baseline)."""
+        return gauntlets.listing(
+            arena(), page=args["page"], per_page=args["per_page"], bot_id=args["bot"]
+        )
 
     @owner_or_operator(blp)
     @limiter.limit(gauntlet_limit, key_func=owner_key, exempt_when=is_operator)

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, render_template, request
 
-from arena import bots, divergences
+from arena import bots, divergences, gauntlets
 from arena import ladder as ladder_figures
 from arena.errors import ArenaError, NotFoundError
 from arena.ratings import ANCHOR, ANCHOR_MU, ANCHOR_SIGMA
@@ -39,6 +39,7 @@ TOURNAMENTS_PER_PAGE = 50
 TABLES_PER_PAGE = 50
 HEAD_TO_HEAD_PER_PAGE = 20
 DIVERGENCES_PER_PAGE = 20
+RECENT_GAUNTLETS = 10
 
 
 class PageNotFoundError(Exception):
@@ -177,7 +178,13 @@ def bot(bot_id: str) -> str:
     faults = store().faults(bot_id, page=fault_page, per_page=FAULTS_PER_PAGE)
     divergence_page = _page_arg("divergence_page")
     divergent = store().divergences(bot_id, page=divergence_page, per_page=DIVERGENCES_PER_PAGE)
-    shown = [bot_id, *(b for m in recent for b in m.seats), *(h.opponent for h in h2h.items)]
+    played = gauntlets.listing(arena(), page=1, per_page=RECENT_GAUNTLETS, bot_id=bot_id).items
+    shown = [
+        bot_id,
+        *(b for m in recent for b in m.seats),
+        *(h.opponent for h in h2h.items),
+        *(b for g in played for b in (g.gauntlet.candidate, g.gauntlet.baseline)),
+    ]
     return render_template(
         "pages/bot.html",
         bot_id=bot_id,
@@ -204,6 +211,7 @@ def bot(bot_id: str) -> str:
         divergence_total=divergent.total,
         divergence_page=divergence_page,
         divergence_last=_last_page(divergent.total, DIVERGENCES_PER_PAGE),
+        gauntlets=played,
     )
 
 

@@ -70,6 +70,16 @@ def test_the_gauntlet_page_shows_the_verdict_the_chart_and_each_deal(
     screenshot(page, "gauntlet")
 
 
+def test_a_bots_page_lists_its_gauntlets(page: Page, arena: Arena, gauntlet_id: str) -> None:
+    page.goto(f"{arena.url}/bots/house:easy")  # the baseline
+    row = page.locator(f'#gauntlet-list tr[data-id="{gauntlet_id}"]')
+    expect(row.locator("td").nth(2)).to_have_text("better")
+    row.locator("td").nth(2).locator("a").click()
+    expect(page).to_have_url(f"{arena.url}/gauntlets/{gauntlet_id}")
+    page.goto(f"{arena.url}/bots/{arena.bots[0]}")  # in none
+    expect(page.locator("#gauntlets")).to_contain_text("No gauntlet yet")
+
+
 def test_an_unknown_gauntlet_gets_the_friendly_404(page: Page, arena: Arena) -> None:
     answer = page.goto(f"{arena.url}/gauntlets/t_nope")
     assert answer is not None and answer.status == 404

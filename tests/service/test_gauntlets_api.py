@@ -35,6 +35,10 @@ def test_an_owner_starts_reads_and_cancels_a_gauntlet(client: FlaskClient, bot_u
     listed = client.get("/api/gauntlets").json
     assert listed["total"] == 1 and listed["items"][0]["id"] == shown["id"]
     assert "deals" not in listed["items"][0]
+    mine = client.get(f"/api/gauntlets?bot={bot['id']}").json
+    assert [g["id"] for g in mine["items"]] == [shown["id"]]
+    assert client.get("/api/gauntlets?bot=house:normal").json["total"] == 1  # the baseline
+    assert client.get("/api/gauntlets?bot=house:easy").json["total"] == 0  # an opponent
     assert client.get(f"/api/gauntlets/{shown['id']}").json == shown
     assert client.get("/api/tournaments").json["total"] == 0  # not an operator's tournament
     assert client.get("/api/gauntlets/t_nope").status_code == 404
