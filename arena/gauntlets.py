@@ -167,39 +167,36 @@ def _hypotheses(request: Request) -> Hypotheses:
     try:
         return Hypotheses(request.delta, request.alpha, request.beta)
     except HypothesesError as error:
-        field = str(error).split(" ", 1)[0]
-        raise InvalidError(f"{field}: {error}", field=field) from None
+        raise InvalidError(error.detail, field=error.field) from None
 
 
 def _check_question(request: Request, opponents: tuple[str, str]) -> None:
     low, high = DEALS_RANGE
     if not low <= request.max_deals <= high:
         raise InvalidError(
-            f"max_deals must be between {low} and {high}, not {request.max_deals}",
+            f"must be between {low} and {high}, not {request.max_deals}",
             field="max_deals",
         )
     low, high = HANDS_RANGE
     if not low <= request.hands <= high:
-        raise InvalidError(
-            f"hands must be between {low} and {high}, not {request.hands}", field="hands"
-        )
+        raise InvalidError(f"must be between {low} and {high}, not {request.hands}", field="hands")
     if Variant.TEAMS in request.rules.variants:
         raise InvalidError(
-            "rules: a gauntlet compares two bots playing for themselves; the teams variant "
+            "a gauntlet compares two bots playing for themselves; the teams variant "
             "would make the candidate and the baseline partners",
             field="rules",
         )
     if request.candidate == request.baseline:
-        raise InvalidError("baseline: choose a bot other than the candidate", field="baseline")
+        raise InvalidError("choose a bot other than the candidate", field="baseline")
     if opponents[0] != opponents[1]:
         raise InvalidError(
-            "opponents: name the same bot twice, so that the candidate and the baseline have "
+            "name the same bot twice, so that the candidate and the baseline have "
             "the same neighbours (docs/GAUNTLETS.md)",
             field="opponents",
         )
     if opponents[0] in (request.candidate, request.baseline):
         raise InvalidError(
-            "opponents: the opponent must be neither the candidate nor the baseline",
+            "the opponent must be neither the candidate nor the baseline",
             field="opponents",
         )
 
@@ -223,22 +220,19 @@ def _check_participants(
             continue
         bot = found.get(participant)
         if bot is None:
-            raise InvalidError(f"{role}: {participant} is not a registered bot", field=role)
+            raise InvalidError(f"{participant} is not a registered bot", field=role)
         if bot.status is not BotStatus.ACTIVE:
-            raise InvalidError(
-                f"{role}: {participant} is {bot.status.value}, not active", field=role
-            )
+            raise InvalidError(f"{participant} is {bot.status.value}, not active", field=role)
         if operator:
             continue
         if role == "opponents":
             raise NotAllowedError(
-                "opponents: an owner's gauntlet plays house bots as opponents; the operator may "
-                "choose others",
+                "an owner's gauntlet plays house bots as opponents; the operator may choose others",
                 field=role,
             )
         if participant not in manages:
             raise NotAllowedError(
-                f"{role}: {participant} is not yours: a gauntlet plays your own bots and the "
+                f"{participant} is not yours: a gauntlet plays your own bots and the "
                 "house bots (send the baseline's token as baseline_token to prove it is yours)",
                 field=role,
             )

@@ -94,7 +94,13 @@ VERDICT_TEXT: dict[str, str] = {
 
 
 class HypothesesError(ValueError):
-    """``δ``, ``α`` or ``β`` outside the bounds a gauntlet accepts."""
+    """``δ``, ``α`` or ``β`` outside the bounds a gauntlet accepts: which one (``field``), and
+    what is wrong with it (``detail``)."""
+
+    def __init__(self, field: str, detail: str) -> None:
+        super().__init__(f"{field} {detail}")
+        self.field = field
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -114,7 +120,7 @@ class Hypotheses:
             ("beta", self.beta, BETA_RANGE),
         ):
             if not low <= value <= high:
-                raise HypothesesError(f"{name} must be between {low:g} and {high:g}, not {value:g}")
+                raise HypothesesError(name, f"must be between {low:g} and {high:g}, not {value:g}")
 
     @property
     def upper(self) -> float:

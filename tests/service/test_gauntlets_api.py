@@ -68,6 +68,7 @@ def test_a_gauntlet_plays_only_bots_the_caller_owns(client: FlaskClient, bot_url
     assert status == 403 and "not yours" in body["message"]
     status, body = post({"candidate": me, "baseline": them})
     assert status == 403 and "baseline_token" in body["message"]
+    assert body["message"].startswith(f"baseline: {them} is not yours")  # named once
     status, body = post({"candidate": me, "baseline": them, "baseline_token": mine["token"]})
     assert status == 403 and "does not manage" in body["message"]
     status, body = post({"candidate": me, "baseline": them, "baseline_token": theirs["token"]})

@@ -165,12 +165,18 @@ def test_what_a_gauntlet_may_be_asked(config: Config, store: Store, stack: ExitS
     def refused(request: gauntlets.Request, *, manages: tuple[str, ...] = (mine,)) -> str:
         with pytest.raises((InvalidError, NotAllowedError)) as caught:
             gauntlets.create(arena, request, started_by=mine, manages=manages)
-        return str(caught.value)
+        return f"{caught.value.field}: {caught.value.message}"  # as the API says it
 
-    assert "alpha must be between" in refused(gauntlets.Request(mine, "house:normal", alpha=0.5))
-    assert "delta must be between" in refused(gauntlets.Request(mine, "house:normal", delta=0))
-    assert "max_deals" in refused(gauntlets.Request(mine, "house:normal", max_deals=2))
-    assert "hands" in refused(gauntlets.Request(mine, "house:normal", hands=0))
+    assert "alpha: must be between 0.001 and 0.2, not 0.5" in refused(
+        gauntlets.Request(mine, "house:normal", alpha=0.5)
+    )
+    assert "delta: must be between" in refused(gauntlets.Request(mine, "house:normal", delta=0))
+    assert "max_deals: must be between 5 and 1000, not 2" in refused(
+        gauntlets.Request(mine, "house:normal", max_deals=2)
+    )
+    assert "hands: must be between 1 and 20" in refused(
+        gauntlets.Request(mine, "house:normal", hands=0)
+    )
     assert "other than the candidate" in refused(gauntlets.Request(mine, mine))
     assert "not yours" in refused(gauntlets.Request(mine, other))
     assert "not yours" in refused(gauntlets.Request(other, mine))
