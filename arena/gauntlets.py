@@ -381,11 +381,15 @@ def _of(gauntlet: Gauntlet) -> Hypotheses:
 
 
 def progress(arena: Arena, tournament_id: str) -> Progress:
+    """The gauntlet as it stands; :class:`NotFoundError` if there is none of that id."""
     tournament = arena.store.get_tournament(tournament_id)
     if tournament is None or tournament.gauntlet is None:
         raise NotFoundError(f"there is no gauntlet {tournament_id}")
-    gauntlet = tournament.gauntlet
-    deals = tuple(arena.store.gauntlet_deals(tournament_id))
+    return _progress(arena, tournament, tournament.gauntlet)
+
+
+def _progress(arena: Arena, tournament: Tournament, gauntlet: Gauntlet) -> Progress:
+    deals = tuple(arena.store.gauntlet_deals(tournament.id))
     hypotheses = _of(gauntlet)
     steps = tuple(trajectory(differences(deals), hypotheses, max_deals=gauntlet.max_deals))
     state = steps[-1] if steps else evaluate([], hypotheses, max_deals=gauntlet.max_deals)
@@ -398,7 +402,8 @@ def progress(arena: Arena, tournament_id: str) -> Progress:
 def listing(arena: Arena, *, page: int, per_page: int, bot_id: str | None = None) -> Page[Progress]:
     """The gauntlets, newest first: all, or those of one bot (its candidate or baseline)."""
     found = arena.store.list_gauntlets(page=page, per_page=per_page, bot_id=bot_id)
-    return Page([progress(arena, t.id) for t in found.items], found.total, page, per_page)
+    shown = [_progress(arena, t, t.gauntlet) for t in found.items if t.gauntlet]
+    return Page(shown, found.total, page, per_page)
 
 
 def cancel(arena: Arena, tournament_id: str, *, by: str) -> Progress:
