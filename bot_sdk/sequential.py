@@ -15,9 +15,16 @@ two maps rotation ``r`` onto rotation ``r + 2``).
 **The hypotheses**, in points per hand, with the owner's ``δ`` (the least difference worth
 knowing), ``α`` and ``β``: "better" tests H0: Δ ≤ 0 against H1: Δ ≥ δ; "worse" tests H0: Δ ≥ 0
 against H1: Δ ≤ −δ. Each is Wald's sequential probability ratio test for a normal mean, with
-the variance estimated from the deals so far (the generalised SPRT that fishtest uses for
-chess engines): after ``n`` deals with mean ``x̄`` and sample variance ``s²``, the
-log-likelihood ratio of H1 to H0 is ``n·(δ·x̄ − δ²/2) / s²`` (and with ``−δ`` for "worse").
+the variance unknown (the generalised SPRT that fishtest uses for chess engines): after ``n``
+deals with mean ``x̄`` and variance ``s²`` (divided by ``n``), each hypothesis is given the
+variance that fits it best, ``s² + (x̄ − μ)²`` about its own mean ``μ``, and the
+log-likelihood ratio of H1 (``μ = δ``) to H0 (``μ = 0``) is
+``(n/2)·ln((s² + x̄²) / (s² + (x̄ − δ)²))`` (and with ``−δ`` for "worse"). While ``δ`` is small
+against the spread this is about ``n·(δ·x̄ − δ²/2) / s²``, Wald's ratio for a known variance;
+that simpler form with ``s²`` put in for the variance is not safe: a few deals that happen to
+agree make ``s²`` small and the ratio large, and with it a bot was called better than a copy
+of itself about twice as often as ``α`` (simulated normal differences, ``δ`` a quarter to half
+their standard deviation, verdicts from 5 deals).
 
 **Stopping.** From :data:`MIN_DEALS` deals on, after every deal:
 
@@ -32,10 +39,11 @@ the usual 95% one, ``x̄ ± 1.96·s/√n``; it is not widened for having stopped
 as a summary, and the verdict as the test.
 
 >>> test = Hypotheses(delta=10.0, alpha=0.05, beta=0.05)
->>> state = evaluate([22.0, 18.5, 30.0, 12.0, 25.5, 19.0, 27.0, 16.0], test, max_deals=200)
+>>> deals = [22.0, 18.5, 30.0, 12.0, 25.5, 19.0, 27.0, 16.0, 21.0, 24.0]
+>>> state = evaluate(deals, test, max_deals=200)
 >>> state.verdict, state.deals, round(state.mean, 2)
-(<Verdict.BETTER: 'better'>, 8, 21.25)
->>> evaluate([0.0] * 8, test, max_deals=200).verdict
+(<Verdict.BETTER: 'better'>, 10, 21.5)
+>>> evaluate([0.0] * 10, test, max_deals=200).verdict
 <Verdict.NO_DIFFERENCE: 'no_difference'>
 >>> evaluate([3.0, -4.0], test, max_deals=200).verdict
 <Verdict.RUNNING: 'running'>
@@ -50,10 +58,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from bot_sdk.house import HOUSE_BOTS
+
 T = TypeVar("T")
 
-MIN_DEALS = 5
-"""No verdict before this many deals: the variance needs a few to be estimated at all."""
+MIN_DEALS = 10
+"""No verdict before this many deals: the variance needs some to be estimated well enough (at 5,
+a bot against a copy of itself was called better up to 1.3 times as often as ``α``)."""
 VARIANCE_FLOOR = 1e-6
 """The least variance used, in (points per hand)²: two bots that scored exactly alike on every
 deal have none, and the test then says "no difference" instead of dividing by zero."""
@@ -154,6 +165,37 @@ def table(candidate: T, baseline: T, opponents: tuple[T, T]) -> tuple[T, T, T, T
     return (candidate, opponents[0], baseline, opponents[1])
 
 
+def default_opponents(candidate: str, baseline: str) -> tuple[str, str]:
+    """The house levels that fill a gauntlet's other two seats when the owner names none: two
+    Normal, or two Easy when the candidate or the baseline is itself house Normal (so that the
+    opponents are never a copy of one of the two bots compared). A house bot may be named by
+    its level (any case), its participant id ``house:<level>`` or its name ``house-<level>``;
+    any other name is a bot of its own.
+
+    >>> default_opponents("my_bot:V2", "my_bot:V1")
+    ('normal', 'normal')
+    >>> default_opponents("house:hard", "house:normal")
+    ('easy', 'easy')
+    >>> default_opponents("Normal", "easy")
+    ('easy', 'easy')
+    """
+    if "normal" in (_house_level(candidate), _house_level(baseline)):
+        return ("easy", "easy")
+    return ("normal", "normal")
+
+
+def _house_level(name: str) -> str | None:
+    """The house level ``name`` names, or ``None`` for any other bot.
+
+    >>> _house_level("house:Hard"), _house_level("house-easy"), _house_level("normal")
+    ('hard', 'easy', 'normal')
+    >>> _house_level("bot_123") is None
+    True
+    """
+    level = name.lower().removeprefix("house:").removeprefix("house-")
+    return level if level in HOUSE_BOTS else None
+
+
 def paired_difference(candidate_points: int, baseline_points: int, hands: int) -> float:
     """One deal's observation: the candidate's points less the baseline's over the deal's four
     rotations, divided by ``hands``, the hands those rotations played (the same for both)."""
@@ -168,10 +210,10 @@ def evaluate(differences: Sequence[float], test: Hypotheses, *, max_deals: int) 
     if n == 0:
         return State(0, 0.0, 0.0, 0.0, 0.0, 0.0, Verdict.RUNNING)
     mean = statistics.fmean(differences)
+    spread = max(statistics.pvariance(differences), VARIANCE_FLOOR)
+    better = _llr(n, mean, spread, test.delta)
+    worse = _llr(n, mean, spread, -test.delta)
     variance = max(statistics.variance(differences) if n > 1 else 0.0, VARIANCE_FLOOR)
-    delta = test.delta
-    better = n * (delta * mean - delta * delta / 2) / variance
-    worse = n * (-delta * mean - delta * delta / 2) / variance
     half = Z95 * math.sqrt(variance / n) if n > 1 else math.inf
     verdict = Verdict.RUNNING
     if n >= MIN_DEALS:
@@ -184,6 +226,12 @@ def evaluate(differences: Sequence[float], test: Hypotheses, *, max_deals: int) 
     if verdict is Verdict.RUNNING and n >= max_deals:
         verdict = Verdict.CAP
     return State(n, mean, mean - half, mean + half, better, worse, verdict)
+
+
+def _llr(n: int, mean: float, spread: float, alternative: float) -> float:
+    """The generalised log-likelihood ratio of a mean ``alternative`` to a mean of 0, each with
+    the variance that fits it best (``spread`` is the differences' variance divided by ``n``)."""
+    return n / 2 * math.log((spread + mean**2) / (spread + (mean - alternative) ** 2))
 
 
 def trajectory(differences: Sequence[float], test: Hypotheses, *, max_deals: int) -> list[State]:
