@@ -127,7 +127,7 @@ def create(arena: Arena, request: Request, *, started_by: str, manages: Sequence
     owner's live gauntlets)."""
     operator = started_by == OPERATOR
     hypotheses = _hypotheses(request)
-    opponents = request.opponents or default_opponents(request.candidate, request.baseline)
+    opponents = request.opponents or _house_pair(request.candidate, request.baseline)
     _check_question(request, opponents)
     _check_participants(arena, request, opponents, operator=operator, manages=manages)
     if not operator:
@@ -161,6 +161,12 @@ def create(arena: Arena, request: Request, *, started_by: str, manages: Sequence
     store.set_tournament_total(tournament_id, ROTATIONS * request.max_deals)
     advance(arena, tournament_id)
     return progress(arena, tournament_id)
+
+
+def _house_pair(candidate: str, baseline: str) -> tuple[str, str]:
+    """The default opponents (:func:`bot_sdk.sequential.default_opponents`) as participants."""
+    first, second = default_opponents(candidate, baseline)
+    return (f"house:{first}", f"house:{second}")
 
 
 def _hypotheses(request: Request) -> Hypotheses:

@@ -28,6 +28,7 @@ import click
 from bot_sdk.bot import Bot
 from bot_sdk.connect import CHANNELS, ArenaRefusedError, Channel, PullClient
 from bot_sdk.dispatch import DEFAULT_MARGIN_MS, BotSource
+from bot_sdk.gauntlet import gauntlet_command
 from bot_sdk.practice import practice_command
 from bot_sdk.server import BotApp, make_app, serve_app
 
@@ -198,3 +199,4 @@ def load_bot(target: str) -> BotSource:
 
 
 main.add_command(practice_command)
+main.add_command(gauntlet_command)

@@ -52,6 +52,8 @@ from referee import (
 
 Z95 = 1.96
 BotSpec = Bot | str
+BAD_SPEC = (ValueError, ImportError, AttributeError, TypeError)
+"""What :func:`load_bot` raises for a spec it cannot load (the commands show it as an error)."""
 
 
 def load_bot(spec: BotSpec, seed: str, secret: str | None = None, timeout_s: float = 5.0) -> Bot:
@@ -159,7 +161,7 @@ def practice(
     if len(opponents) != 3:
         raise ValueError(f"practice needs 3 opponents, not {len(opponents)}")
     rules = rules or Rules()
-    clock = _Clock(time_limit_ms)
+    clock = Clock(time_limit_ms)
     specs = [bot, *opponents]
     games: list[PracticeGame] = []
     names: list[str] = []
@@ -171,7 +173,7 @@ def practice(
             bots = [load_bot(specs[p], f"{match_seed}:{bot_seat}:{p}", secret) for p in seating]
             if not names:
                 names = [_label(p, bots[seating.index(p)].name) for p in range(4)]
-            games.append(_play(match, seating, bots, rules, match_seed, clock=clock))
+            games.append(play_game(match, seating, bots, rules, match_seed, clock=clock))
             if out is not None:
                 _print_game(games[-1], names, out)
     report = PracticeReport(tuple(names), tuple(games))
@@ -185,7 +187,9 @@ def _label(participant: int, name: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Clock:
+class Clock:
+    """Times each decision against ``limit_ms`` and plays the fallback for a bot that fails."""
+
     limit_ms: int
 
     def decide(self, bot: Bot, game: Game, seat: int) -> tuple[AnyMove, list[str], int]:
@@ -209,14 +213,14 @@ class _Clock:
         return move, problems, latency
 
 
-def _play(
+def play_game(
     match: int,
     seating: tuple[int, int, int, int],
     bots: list[Bot],
     rules: Rules,
     seed: str,
     *,
-    clock: _Clock,
+    clock: Clock,
 ) -> PracticeGame:
     """One match, telling every bot of each hand's end (with its view at the hand's last play,
     as the arena does) and of the match's end."""
@@ -271,15 +275,29 @@ def summary_table(report: PracticeReport) -> str:
         ci = f"[{lo:+.1f}, {hi:+.1f}]"
         places = " ".join(f"{n:>3}" for n in s.places)
         lines.append(f"{s.name:<22} {len(s.points):>6} {s.mean:>+9.1f} {ci:>18}   {places}")
-    incidents = [i for game in report.games for i in game.incidents]
+    lines.append(incidents_line(report.games))
+    return "\n".join(lines)
+
+
+def incidents_line(games: Sequence[PracticeGame]) -> str:
+    """How many of the games' decisions to look at, or that there are none."""
+    incidents = [i for game in games for i in game.incidents]
     slow = sum("time limit" in i.what for i in incidents)
-    lines.append(
+    if not incidents:
+        return "every decision legal, in time and the bot's own"
+    return (
         f"{len(incidents)} decisions to look at ({slow} over the time limit, "
         f"{len(incidents) - slow} fallbacks)"
-        if incidents
-        else "every decision legal, in time and the bot's own"
     )
-    return "\n".join(lines)
+
+
+secret_option = click.option(
+    "--secret", default=None, help="The signing secret of a bot given by URL (none: unsigned)."
+)
+time_limit_option = click.option(
+    "--time-limit-ms", type=click.IntRange(min=1), default=DEFAULT_TIME_LIMIT_MS,
+    show_default=True, help="Report decisions slower than this.",
+)  # fmt: skip
 
 
 @click.command("practice")
@@ -294,13 +312,8 @@ def summary_table(report: PracticeReport) -> str:
 )  # fmt: skip
 @click.option("--seed", default="practice", show_default=True, help="Seed of the deals.")
 @click.option("--variant", "variants", multiple=True, help="A rules variant; repeatable.")
-@click.option(
-    "--secret", default=None, help="The signing secret of a bot given by URL (none: unsigned)."
-)
-@click.option(
-    "--time-limit-ms", type=click.IntRange(min=1), default=DEFAULT_TIME_LIMIT_MS,
-    show_default=True, help="Report decisions slower than this.",
-)  # fmt: skip
+@secret_option
+@time_limit_option
 @click.option("--quiet", is_flag=True, help="Print only the summary.")
 def practice_command(
     bot: str,
@@ -329,7 +342,7 @@ def practice_command(
             secret=secret,
             time_limit_ms=time_limit_ms,
         )
-    except (ValueError, ImportError, AttributeError, TypeError) as e:
+    except BAD_SPEC as e:
         raise click.ClickException(str(e)) from e
     if quiet:
         click.echo(summary_table(report))

@@ -13,29 +13,46 @@ distributed, and a bot against a copy of itself gives differences centred on 0 (
 two maps rotation ``r`` onto rotation ``r + 2``).
 
 **The hypotheses**, in points per hand, with the owner's ``δ`` (the least difference worth
-knowing), ``α`` and ``β``: "better" tests H0: Δ ≤ 0 against H1: Δ ≥ δ; "worse" tests H0: Δ ≥ 0
-against H1: Δ ≤ −δ. Each is Wald's sequential probability ratio test for a normal mean, with
-the variance estimated from the deals so far (the generalised SPRT that fishtest uses for
-chess engines): after ``n`` deals with mean ``x̄`` and sample variance ``s²``, the
-log-likelihood ratio of H1 to H0 is ``n·(δ·x̄ − δ²/2) / s²`` (and with ``−δ`` for "worse").
+knowing), ``α`` and ``β``: "better" is H1: Δ ≥ δ against H0: Δ ≤ 0, "worse" the mirror.
+
+**Evidence of a difference** is Robbins' mixture ratio: the likelihood of the deals under a
+difference spread around 0 as a normal of standard deviation ``δ``, over their likelihood
+under no difference, ``−½·ln(1 + n·δ²/s²) + n²·δ²·x̄² / (2·s²·(s² + n·δ²))`` in logs, after
+``n`` deals of mean ``x̄`` and sample variance ``s²``. Under no difference this ratio is a
+martingale, so the chance that it ever reaches ``1/(2α)`` is at most ``2α`` (Ville's
+inequality), shared between the two directions by symmetry: a bot that is not better is
+called "better" with probability about ``α`` at most, however long the gauntlet runs and
+however many times it looks. It grows with the difference, so a large one is known after a few
+deals; Wald's test against ``δ`` alone (below) grows ever more slowly the further Δ is above
+``δ``, and with the variance fitted to each hypothesis it even waits longer for a large
+difference than for a middling one (simulated: 29 deals for Δ = 10·δ against 11 for 3·δ).
+
+**Evidence of no difference** is Wald's: the generalised log-likelihood ratio of Δ = δ to
+Δ = 0, each hypothesis given the variance that fits it best (fishtest's generalised SPRT),
+``(n/2)·ln((v + x̄²) / (v + (x̄ − δ)²))`` with ``v`` the variance divided by ``n``, and the same
+with ``−δ``. When both have fallen to ``ln(β / (1 − α))`` the deals favour no difference over
+a difference of ``δ`` either way, and a candidate ``δ`` better is missed with probability about
+``β`` at most.
 
 **Stopping.** From :data:`MIN_DEALS` deals on, after every deal:
 
-- "better" when the first ratio reaches ``ln((1 − β) / α)``, "worse" when the second does;
-- "no difference" (of ``δ`` or more, either way) when both have fallen to ``ln(β / (1 − α))``;
+- "better" (or "worse", by the sign of ``x̄``) when the evidence of a difference reaches
+  ``ln(1/(2α))`` (2.30 at α = 0.05);
+- "no difference" (of ``δ`` or more, either way) when both Wald ratios have fallen to
+  ``ln(β / (1 − α))`` (−2.94 at the defaults);
 - "no difference shown within the cap" when ``max_deals`` deals are in and neither stopped.
 
-So a candidate no better than its baseline is called "better" with probability at most about
-``α`` (Wald's bounds; the overshoot of the last deal makes it a little less), and one that is
-``δ`` better is missed with probability at most about ``β``. The interval shown with ``Δ`` is
-the usual 95% one, ``x̄ ± 1.96·s/√n``; it is not widened for having stopped early, so read it
-as a summary, and the verdict as the test.
+The variance is estimated from the deals, so these bounds are close, not exact: fewer deals
+than :data:`MIN_DEALS` estimate it too poorly. docs/BENCHMARKS.md measures the rates on real
+games. The interval shown with ``Δ`` is the usual 95% one, ``x̄ ± 1.96·s/√n``; it is not
+widened for having stopped early, so read it as a summary, and the verdict as the test.
 
 >>> test = Hypotheses(delta=10.0, alpha=0.05, beta=0.05)
->>> state = evaluate([22.0, 18.5, 30.0, 12.0, 25.5, 19.0, 27.0, 16.0], test, max_deals=200)
+>>> deals = [22.0, 18.5, 30.0, 12.0, 25.5, 19.0, 27.0, 16.0, 21.0, 24.0]
+>>> state = evaluate(deals, test, max_deals=200)
 >>> state.verdict, state.deals, round(state.mean, 2)
-(<Verdict.BETTER: 'better'>, 8, 21.25)
->>> evaluate([0.0] * 8, test, max_deals=200).verdict
+(<Verdict.BETTER: 'better'>, 10, 21.5)
+>>> evaluate([0.0] * 10, test, max_deals=200).verdict
 <Verdict.NO_DIFFERENCE: 'no_difference'>
 >>> evaluate([3.0, -4.0], test, max_deals=200).verdict
 <Verdict.RUNNING: 'running'>
@@ -49,10 +66,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from bot_sdk.house import HOUSE_BOTS
+
 T = TypeVar("T")
 
-MIN_DEALS = 5
-"""No verdict before this many deals: the variance needs a few to be estimated at all."""
+MIN_DEALS = 10
+"""No verdict before this many deals: the variance needs some to be estimated well enough (at 5,
+a bot against a copy of itself was called better up to 1.3 times as often as ``α``)."""
 VARIANCE_FLOOR = 1e-6
 """The least variance used, in (points per hand)²: two bots that scored exactly alike on every
 deal have none, and the test then says "no difference" instead of dividing by zero."""
@@ -124,24 +144,28 @@ class Hypotheses:
 
     @property
     def upper(self) -> float:
-        """The log-likelihood ratio at which a test accepts its H1."""
-        return math.log((1 - self.beta) / self.alpha)
+        """The evidence of a difference (a log mixture ratio) at which the test says "better"
+        or "worse"."""
+        return math.log(1 / (2 * self.alpha))
 
     @property
     def lower(self) -> float:
-        """The log-likelihood ratio at which a test accepts its H0."""
+        """The Wald ratio (of Δ = ±δ to Δ = 0) at or below which, both ways, the test says "no
+        difference"."""
         return math.log(self.beta / (1 - self.alpha))
 
 
 @dataclass(frozen=True)
 class State:
     """The test after ``deals`` deals: the mean difference and its 95% interval (points per
-    hand), both log-likelihood ratios, and the verdict."""
+    hand), the evidence of a difference, both Wald ratios (of Δ = δ and of Δ = −δ to Δ = 0),
+    and the verdict."""
 
     deals: int
     mean: float
     low: float
     high: float
+    evidence: float
     llr_better: float
     llr_worse: float
     verdict: Verdict
@@ -160,17 +184,34 @@ def table(candidate: T, baseline: T, opponents: tuple[T, T]) -> tuple[T, T, T, T
 
 
 def default_opponents(candidate: str, baseline: str) -> tuple[str, str]:
-    """The opponents a gauntlet seats when none are chosen: the first house bot of Normal,
-    Easy and Hard that is neither the candidate nor the baseline, on both sides.
+    """The house level that fills both of a gauntlet's other seats when the owner names none:
+    the first of Normal, Easy and Hard that is neither the candidate nor the baseline (so that
+    the opponents are never a copy of one of the two bots compared). A house bot may be named
+    by its level (any case), its participant id ``house:<level>`` or its name
+    ``house-<level>``; any other name is a bot of its own.
 
-    >>> default_opponents("bot_new", "bot_old")
-    ('house:normal', 'house:normal')
-    >>> default_opponents("house:normal", "house:easy")
-    ('house:hard', 'house:hard')
+    >>> default_opponents("my_bot:V2", "my_bot:V1")
+    ('normal', 'normal')
+    >>> default_opponents("house:hard", "house:normal")
+    ('easy', 'easy')
+    >>> default_opponents("Normal", "easy")
+    ('hard', 'hard')
     """
-    house = ("house:normal", "house:easy", "house:hard")
-    opponent = next(h for h in house if h not in (candidate, baseline))
-    return (opponent, opponent)
+    taken = {_house_level(candidate), _house_level(baseline)}
+    level = next(level for level in ("normal", "easy", "hard") if level not in taken)
+    return (level, level)
+
+
+def _house_level(name: str) -> str | None:
+    """The house level ``name`` names, or ``None`` for any other bot.
+
+    >>> _house_level("house:Hard"), _house_level("house-easy"), _house_level("normal")
+    ('hard', 'easy', 'normal')
+    >>> _house_level("bot_123") is None
+    True
+    """
+    level = name.lower().removeprefix("house:").removeprefix("house-")
+    return level if level in HOUSE_BOTS else None
 
 
 def paired_difference(candidate_points: int, baseline_points: int, hands: int) -> float:
@@ -183,7 +224,7 @@ def paired_difference(candidate_points: int, baseline_points: int, hands: int) -
 
 def evaluate(differences: Sequence[float], test: Hypotheses, *, max_deals: int) -> State:
     """The test after the deals' ``differences``, in the order they were played."""
-    last = State(0, 0.0, 0.0, 0.0, 0.0, 0.0, Verdict.RUNNING)
+    last = State(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, Verdict.RUNNING)
     for n, mean, variance in _running(differences):
         last = _state(n, mean, variance, test, max_deals)
     return last
@@ -213,20 +254,34 @@ def _running(differences: Sequence[float]) -> Iterator[tuple[int, float, float |
 
 def _state(n: int, mean: float, variance: float | None, test: Hypotheses, max_deals: int) -> State:
     if variance is None:  # no variance yet: no evidence either way, and no interval
-        return State(n, mean, -math.inf, math.inf, 0.0, 0.0, Verdict.RUNNING)
+        return State(n, mean, -math.inf, math.inf, 0.0, 0.0, 0.0, Verdict.RUNNING)
     variance = max(variance, VARIANCE_FLOOR)
-    delta = test.delta
-    better = n * (delta * mean - delta * delta / 2) / variance
-    worse = n * (-delta * mean - delta * delta / 2) / variance
+    evidence = _mixture(n, mean, variance, test.delta)
+    spread = max(variance * (n - 1) / n, VARIANCE_FLOOR)  # the variance divided by n
+    better = _llr(n, mean, spread, test.delta)
+    worse = _llr(n, mean, spread, -test.delta)
     half = Z95 * math.sqrt(variance / n)
     verdict = Verdict.RUNNING
     if n >= MIN_DEALS:
-        if better >= test.upper:
-            verdict = Verdict.BETTER
-        elif worse >= test.upper:
-            verdict = Verdict.WORSE
+        if evidence >= test.upper:
+            verdict = Verdict.BETTER if mean > 0 else Verdict.WORSE
         elif better <= test.lower and worse <= test.lower:
             verdict = Verdict.NO_DIFFERENCE
     if verdict is Verdict.RUNNING and n >= max_deals:
         verdict = Verdict.CAP
-    return State(n, mean, mean - half, mean + half, better, worse, verdict)
+    return State(n, mean, mean - half, mean + half, evidence, better, worse, verdict)
+
+
+def _mixture(n: int, mean: float, variance: float, scale: float) -> float:
+    """The log of Robbins' mixture ratio: a difference drawn from ``N(0, scale²)`` against none,
+    for ``n`` deals of ``mean`` with ``variance``."""
+    spread = n * scale * scale
+    return -0.5 * math.log1p(spread / variance) + (
+        n * spread * mean * mean / (2 * variance * (variance + spread))
+    )
+
+
+def _llr(n: int, mean: float, spread: float, alternative: float) -> float:
+    """The generalised log-likelihood ratio of a mean ``alternative`` to a mean of 0, each with
+    the variance that fits it best (``spread`` is the differences' variance divided by ``n``)."""
+    return n / 2 * math.log((spread + mean**2) / (spread + (mean - alternative) ** 2))

@@ -489,7 +489,8 @@ def _deal_lines(shown: dict[str, Any], start: int) -> Iterator[str]:
             yield (
                 f"deal {deal['deal']:>4}: Δ {deal['difference']:+8.2f}  mean {state['mean']:+7.2f} "
                 f"[{_end(state['low'])}, {_end(state['high'])}]  "
-                f"LLR better {state['llr_better']:+7.2f}, worse {state['llr_worse']:+7.2f}"
+                f"evidence {state['evidence']:+6.2f}  "
+                f"Wald better {state['llr_better']:+7.2f}, worse {state['llr_worse']:+7.2f}"
             )
 
 
@@ -503,7 +504,7 @@ def _verdict_line(shown: dict[str, Any]) -> str:
     return (
         f"{shown['id']}: {shown['verdict_text']} after {state['deals']} deals "
         f"({shown['matches']} matches): Δ {state['mean']:+.2f} points per hand, 95% "
-        f"[{_end(state['low'])}, {_end(state['high'])}], stop at ±{shown['bounds']['accept_h1']}"
+        f"[{_end(state['low'])}, {_end(state['high'])}]"
     )
 
 

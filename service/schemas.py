@@ -413,8 +413,15 @@ class GauntletStateSchema(Schema):
     mean = Rounded(3, metadata={"description": "Δ: the mean difference, points per hand"})
     low = Rounded(3, allow_none=True, metadata={"description": "95% interval, low end"})
     high = Rounded(3, allow_none=True, metadata={"description": "95% interval, high end"})
-    llr_better = Rounded(3, metadata={"description": 'log-likelihood ratio of "better"'})
-    llr_worse = Rounded(3, metadata={"description": 'log-likelihood ratio of "worse"'})
+    evidence = Rounded(
+        3,
+        metadata={
+            "description": 'the evidence of a difference (a log mixture ratio): "better" or '
+            '"worse", by the sign of mean, once it reaches bounds.difference'
+        },
+    )
+    llr_better = Rounded(3, metadata={"description": "Wald's log ratio of Δ = δ to Δ = 0"})
+    llr_worse = Rounded(3, metadata={"description": "Wald's log ratio of Δ = −δ to Δ = 0"})
     verdict = fields.String()
 
 
@@ -441,7 +448,11 @@ class GauntletSchema(Schema):
     )
     verdict_text = fields.Method("_verdict_text")
     bounds = fields.Method(
-        "_bounds", metadata={"description": "where a log-likelihood ratio stops the test"}
+        "_bounds",
+        metadata={
+            "description": "where the test stops: evidence at difference, both Wald ratios at "
+            "no_difference (docs/GAUNTLETS.md)"
+        },
     )
     state = fields.Nested(GauntletStateSchema)
     deals = fields.List(fields.Nested(GauntletDealSchema))
@@ -457,8 +468,8 @@ class GauntletSchema(Schema):
 
     def _bounds(self, shown: Any) -> dict[str, float]:
         return {
-            "accept_h1": round(shown.hypotheses.upper, 3),
-            "accept_h0": round(shown.hypotheses.lower, 3),
+            "difference": round(shown.hypotheses.upper, 3),
+            "no_difference": round(shown.hypotheses.lower, 3),
         }
 
 

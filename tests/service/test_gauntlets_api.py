@@ -29,7 +29,7 @@ def test_an_owner_starts_reads_and_cancels_a_gauntlet(client: FlaskClient, bot_u
         50,
     )
     assert shown["hands"] == 4 and shown["started_by"] == bot["id"] and shown["deals"] == []
-    assert shown["bounds"] == {"accept_h1": 2.944, "accept_h0": -2.944}
+    assert shown["bounds"] == {"difference": 2.303, "no_difference": -2.944}
     assert shown["state"]["deals"] == 0
 
     listed = client.get("/api/gauntlets").json

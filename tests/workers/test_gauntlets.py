@@ -12,7 +12,7 @@ from arena.config import Config
 from arena.context import Arena
 from arena.errors import InvalidError, NotAllowedError, TooManyError
 from arena.queue import match_job_id
-from arena.records import BotStatus, MatchStatus, TournamentStatus
+from arena.records import OPERATOR, BotStatus, MatchStatus, TournamentStatus
 from arena.store import Store
 from bot_sdk.sequential import MIN_DEALS, Verdict
 from referee import Rules, Variant
@@ -44,7 +44,7 @@ def test_a_stronger_candidate_is_called_better_deal_by_deal(
     arena = Arena.from_config(config)
     weak = enter(store, stack, "weak")  # plays its lowest legal card
     request = gauntlets.Request("house:normal", weak, ("house:easy", "house:easy"), hands=1)
-    shown = gauntlets.create(arena, request, started_by=gauntlets.OPERATOR, manages=[])
+    shown = gauntlets.create(arena, request, started_by=OPERATOR, manages=[])
     assert shown.tournament.status is TournamentStatus.RUNNING and shown.verdict == "running"
     assert shown.tournament.spec.participants == ("house:normal", "house:easy", weak, "house:easy")
     assert _queued(arena) == [match_job_id(gauntlets.match_id(shown.id, 1, 0))]
@@ -98,7 +98,7 @@ def test_a_crash_before_moving_on_is_caught_up_by_the_retry_and_the_sweep(
     arena = Arena.from_config(config)
     weak = enter(store, stack, "weak")
     request = gauntlets.Request("house:normal", weak, ("house:easy", "house:easy"), hands=1)
-    shown = gauntlets.create(arena, request, started_by=gauntlets.OPERATOR, manages=[])
+    shown = gauntlets.create(arena, request, started_by=OPERATOR, manages=[])
     first, second = (gauntlets.match_id(shown.id, 1, r) for r in range(2))
 
     with monkeypatch.context() as patched:  # the worker dies between recording and moving on
@@ -124,7 +124,7 @@ def test_a_failed_rotation_voids_its_deal_and_the_next_is_dealt(
     arena = Arena.from_config(config)
     weak = enter(store, stack, "weak")
     request = gauntlets.Request("house:normal", weak, ("house:easy", "house:easy"), hands=1)
-    shown = gauntlets.create(arena, request, started_by=gauntlets.OPERATOR, manages=[])
+    shown = gauntlets.create(arena, request, started_by=OPERATOR, manages=[])
     first = gauntlets.match_id(shown.id, 1, 0)
     arena.queue.empty()
     assert store.mark_match_failed(first, "killed every time")
@@ -143,19 +143,17 @@ def test_the_cap_ends_a_gauntlet_that_cannot_tell(
 ) -> None:
     arena = Arena.from_config(config)
     one, two = enter(store, stack, "one"), enter(store, stack, "two")
-    # δ so small that identical play is not enough to say "no difference" in 5 deals: the cap
-    request = gauntlets.Request(one, two, delta=1.0, alpha=0.001, beta=0.01, max_deals=5, hands=1)
-    shown = gauntlets.create(arena, request, started_by=gauntlets.OPERATOR, manages=[])
-    for deal in range(1, 5):
-        gauntlets.advance(arena, shown.id)
+    cap = MIN_DEALS  # every deal void: nothing is ever counted, and the cap still ends it
+    request = gauntlets.Request(one, two, max_deals=cap, hands=1)
+    shown = gauntlets.create(arena, request, started_by=OPERATOR, manages=[])
+    for deal in range(1, cap + 1):
+        arena.queue.empty()
         assert store.mark_match_failed(gauntlets.match_id(shown.id, deal, 0), "lost")
-    gauntlets.advance(arena, shown.id)
-    arena.queue.empty()
-    assert store.mark_match_failed(gauntlets.match_id(shown.id, 5, 0), "lost")
-    gauntlets.advance(arena, shown.id)
+        gauntlets.advance(arena, shown.id)
     done = gauntlets.progress(arena, shown.id)
-    assert done.verdict == Verdict.CAP.value and len(done.deals) == 5
-    assert done.tournament.status is TournamentStatus.DONE
+    assert done.verdict == Verdict.CAP.value and len(done.deals) == cap
+    assert done.state.deals == 0 and done.tournament.status is TournamentStatus.DONE
+    assert _queued(arena) == []
 
 
 def test_what_a_gauntlet_may_be_asked(config: Config, store: Store, stack: ExitStack) -> None:
@@ -171,7 +169,7 @@ def test_what_a_gauntlet_may_be_asked(config: Config, store: Store, stack: ExitS
         gauntlets.Request(mine, "house:normal", alpha=0.5)
     )
     assert "delta: must be between" in refused(gauntlets.Request(mine, "house:normal", delta=0))
-    assert "max_deals: must be between 5 and 1000, not 2" in refused(
+    assert f"max_deals: must be between {MIN_DEALS} and 1000, not 2" in refused(
         gauntlets.Request(mine, "house:normal", max_deals=2)
     )
     assert "hands: must be between 1 and 20" in refused(
