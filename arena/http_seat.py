@@ -10,6 +10,8 @@ bot holds open). Both are asked, timed and judged here alike.
 
 Whatever goes wrong becomes a :class:`~arena.match_loop.Reply` with its :class:`Status` and a
 fault message the bot's author can act on; :func:`arena.match_loop.play_match` applies the fallback.
+Every reply carries what the channel measured of its request (its
+:class:`~arena.exchange.Exchange`), whatever became of it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Protocol
 
 import requests
 
+from arena.exchange import Exchange
 from arena.match_loop import Reply
 from arena.transport import (
     MAX_ANSWER_BYTES,
@@ -57,6 +60,11 @@ class Channel(Protocol):
     @property
     def shown(self) -> str:
         """The bot as error messages name it."""
+        ...
+
+    @property
+    def exchange(self) -> Exchange:
+        """What the latest ``post`` (or ``hello``) measured."""
         ...
 
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
@@ -98,7 +106,9 @@ class HttpSeat:
         def fault(
             status: Status, message: str, answer: str | None = None, note: str | None = None
         ) -> Reply:
-            return Reply(None, status, self._ms_since(start), answer, message, sha, note)
+            return Reply(
+                None, status, self._ms_since(start), answer, message, sha, note, self.exchange
+            )
 
         try:
             code, location, content = self.transport.post(request.body, allowed_ms / 1000)
@@ -141,7 +151,13 @@ class HttpSeat:
             move = parse_answer(pending_decision(obs).kind, content, obs)
         except AnswerError as error:
             return fault(error.fault.status, str(error), answer, read_note(content))
-        return Reply(move, Status.OK, self._ms_since(start), answer, None, sha, read_note(content))
+        note = read_note(content)
+        return Reply(move, Status.OK, self._ms_since(start), answer, None, sha, note, self.exchange)
+
+    @property
+    def exchange(self) -> Exchange:
+        """What the channel measured of the latest request (the ``hello`` after :meth:`hello`)."""
+        return self.transport.exchange
 
     def hello(
         self,

@@ -4,16 +4,18 @@ A seat's player is anything with the :class:`SeatPlayer` methods: a house bot in
 (:class:`InProcessSeat`) or a registered bot over HTTP. Whatever a player does, the match goes
 on: a timeout, an error, a malformed or illegal answer is a recorded fault answered by the
 protocol's fallback move, and a seat with ``fault_limit`` faults forfeits: the rest of its match
-is auto-played and it is ranked last.
+is auto-played and it is ranked last. Each decision's record carries what its seat measured of
+the request (``timing``, as offsets from the match's start) and, for a timeout, which deadline
+expired.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from arena.exchange import Exchange, now_ns
 from bot_sdk.bot import Bot
 from bot_sdk.protocol import (
     AnswerError,
@@ -32,8 +34,6 @@ from replays.faults import FaultBook
 from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
 from replays.recorder import MatchRecorder
 
-Clock = Callable[[], float]
-
 
 @dataclass(frozen=True)
 class Reply:
@@ -47,6 +47,8 @@ class Reply:
     request_sha256: str | None = None
     note: str | None = None
     """What the bot said about its answer (``bot_sdk.protocol.read_note``)."""
+    exchange: Exchange | None = None
+    """What the seat measured of the request (None: nothing, as for a person)."""
 
 
 class SeatPlayer(Protocol):
@@ -63,27 +65,31 @@ class SeatPlayer(Protocol):
 
 class InProcessSeat:
     """A :class:`~bot_sdk.Bot` played in the worker's process (the house bots): no HTTP, same
-    rules. An exception or an illegal move is a fault like any other."""
+    rules. An exception or an illegal move is a fault like any other. Its timing is when the bot
+    was called and when it returned, on ``clock`` (nanoseconds, :data:`arena.exchange.now_ns`);
+    there is no connection and nothing is sent."""
 
-    def __init__(self, bot: Bot, info: SeatInfo, *, clock: Clock = time.monotonic) -> None:
+    def __init__(self, bot: Bot, info: SeatInfo, *, clock: Callable[[], int] = now_ns) -> None:
         self.bot = bot
         self.info = info
         self._clock = clock
 
     def ask(self, request: DecisionRequest) -> Reply:
         obs = request.observation
-        start = self._clock()
+        exchange = Exchange(sent_ns=self._clock())
         try:
             move = self.bot.decide(obs)
         except Exception as error:  # a bot's bug is a fault, never a crash
-            return Reply(None, Status.ERROR, _ms_since(start, self._clock), None, repr(error)[:300])
-        latency = _ms_since(start, self._clock)
+            latency = _ms_taken(exchange, self._clock)
+            return Reply(None, Status.ERROR, latency, None, repr(error)[:300], exchange=exchange)
+        latency = _ms_taken(exchange, self._clock)
         body = encode(answer_of(move))
         try:
             parsed = parse_answer(pending_decision(obs).kind, body, obs)
         except AnswerError as error:
-            return Reply(None, error.fault.status, latency, body.decode(), str(error))
-        return Reply(parsed, Status.OK, latency)
+            status, fault = error.fault.status, str(error)
+            return Reply(None, status, latency, body.decode(), fault, exchange=exchange)
+        return Reply(parsed, Status.OK, latency, exchange=exchange)
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
         self.bot.hand_end(result, obs)
@@ -92,8 +98,11 @@ class InProcessSeat:
         self.bot.match_end(outcome)
 
 
-def _ms_since(start: float, clock: Clock) -> int:
-    return max(0, round((clock() - start) * 1000))
+def _ms_taken(exchange: Exchange, clock: Callable[[], int]) -> int:
+    """The answer's instant noted in ``exchange``; the milliseconds since it was asked."""
+    exchange.received_ns = clock()
+    assert exchange.sent_ns is not None
+    return max(0, round((exchange.received_ns - exchange.sent_ns) / 1_000_000))
 
 
 def play_match(
@@ -109,10 +118,14 @@ def play_match(
     started_at: str | None = None,
     finished_at: Callable[[], str | None] = lambda: None,
     extra: Mapping[str, Any] | None = None,
+    origin_ns: int | None = None,
 ) -> MatchLog:
-    """Play ``game`` to its end with one player per seat and return the match log."""
+    """Play ``game`` to its end with one player per seat and return the match log. Timings
+    are offsets from ``origin_ns`` (:data:`arena.exchange.now_ns`; by default, now): the
+    match's start, which the caller takes before any ``hello`` it sends."""
     if len(players) != 4:
         raise ValueError("a match needs 4 players")
+    origin = now_ns() if origin_ns is None else origin_ns
     recorder = MatchRecorder(
         game,
         match_id=match_id,
@@ -138,7 +151,10 @@ def play_match(
             if _is_last_card(game):
                 # hand_end carries each seat's view as the last card was about to be played
                 last_views = [game.observation(s) for s in range(4)]
-            recorder.apply(decide(book, players[seat], obs, match_id=match_id, ident=ident))
+            player = players[seat]
+            recorder.apply(
+                decide(book, player, obs, match_id=match_id, ident=ident, origin_ns=origin)
+            )
         if game.hand_number != hand or game.is_over():
             seq = 0
             result = game.results[-1]
@@ -156,10 +172,19 @@ def play_match(
 
 
 def decide(
-    book: FaultBook, player: SeatPlayer, obs: Observation, *, match_id: str, ident: str
+    book: FaultBook,
+    player: SeatPlayer,
+    obs: Observation,
+    *,
+    match_id: str,
+    ident: str,
+    origin_ns: int | None = None,
 ) -> DecisionRecord:
     """The record of ``obs.seat``'s decision, entered in ``book``: its player's answer, or the
-    fallback after a fault, or the fallback without asking once the seat has forfeited."""
+    fallback after a fault, or the fallback without asking once the seat has forfeited. Its
+    timing is kept as offsets from ``origin_ns``, the match's start on
+    :data:`arena.exchange.now_ns` (none without one: a human game spans many requests, with no
+    one clock)."""
     seat, tc = obs.seat, book.time_control
     kind = pending_decision(obs).kind
     if seat in book.forfeited:
@@ -176,6 +201,7 @@ def decide(
         )
     if status is not Status.OK or move is None:
         move = fallback_move(obs)
+    exchange = reply.exchange
     record = DecisionRecord(
         seat=seat,
         kind=kind,
@@ -189,6 +215,8 @@ def decide(
         time_bank_ms=bank,
         request_sha256=reply.request_sha256,
         note=reply.note,
+        deadline=tc.deadline(bank) if status is Status.TIMEOUT else None,
+        timing=None if origin_ns is None or exchange is None else exchange.timing(origin_ns),
     )
     book.count(record)
     return record

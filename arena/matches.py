@@ -19,6 +19,7 @@ from arena import divergence_index, gauntlets, ladder
 from arena.config import Config
 from arena.context import Arena
 from arena.errors import EmbargoedError, NotFoundError
+from arena.exchange import now_ns
 from arena.http_seat import Channel, HelloError, HttpSeat
 from arena.match_loop import InProcessSeat, SeatPlayer, play_match
 from arena.pull_transport import PullTransport
@@ -67,9 +68,16 @@ def play(arena: Arena, match_id: str) -> None:
     deals = DealSource.committed(secret, match.deal_label)
     store.mark_match_running(match_id)
     players = [seat_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
+    origin_ns, started_at = now_ns(), timestamp(time.time())  # the match starts with its hellos
     try:
         hello_failures = _greet(
-            players, match_id, rules, spec.time_control, config, commitment=deals.commitment
+            players,
+            match_id,
+            rules,
+            spec.time_control,
+            config,
+            commitment=deals.commitment,
+            origin_ns=origin_ns,
         )
         log = play_match(
             Game(rules, seed=seed),
@@ -80,9 +88,10 @@ def play(arena: Arena, match_id: str) -> None:
             tournament_id=match.tournament_id,
             table_id=match.table_id,
             rated=spec.rated,
-            started_at=timestamp(time.time()),
+            started_at=started_at,
             finished_at=lambda: timestamp(time.time()),
             extra={"hello": hello_failures} if hello_failures else None,
+            origin_ns=origin_ns,
         )
     finally:
         for player in players:
@@ -111,11 +120,12 @@ def _greet(
     config: Config,
     *,
     commitment: str | None,
+    origin_ns: int,
 ) -> dict[str, str]:
     """Send the protocol's ``hello`` to every HTTP seat before the match and log the version
-    each bot answers in its seat's info. A failed hello does not stop the match (the seat's
-    decisions fault as usual if the bot is really down): it is returned, by seat, for the
-    log's ``extra``."""
+    each bot answers, and the hello's timing (offsets from ``origin_ns``, the match's start),
+    in its seat's info. A failed hello does not stop the match (the seat's decisions fault as
+    usual if the bot is really down): it is returned, by seat, for the log's ``extra``."""
     failures: dict[str, str] = {}
     for player in players:
         if not isinstance(player, HttpSeat):
@@ -131,8 +141,11 @@ def _greet(
             )
         except HelloError as error:
             failures[str(player.info.seat)] = str(error)
-            continue
-        player.info = dataclasses.replace(player.info, version=answer.version)
+            version = player.info.version
+        else:
+            version = answer.version
+        hello = player.exchange.timing(origin_ns)
+        player.info = dataclasses.replace(player.info, version=version, hello=hello)
     return failures
 
 

@@ -7,6 +7,11 @@ wrapped in one line of the bot's stream, and offered in the bot's mailbox
 (:mod:`arena.store.mailbox`); the asker then blocks on Redis for the answer until the
 deadline. The clock is the asker's: it starts before the offer, so the time a request waits
 for a bot that is not connected, and the way through the web process and back, all count.
+
+Each request is measured (:attr:`PullTransport.exchange`): sent once it is in the mailbox,
+received when the answer is taken from Redis, and the bytes of the request's line and of the
+answer. The connection is the bot's own, held by a web process: it has no new-or-reused, connect
+or TLS time here.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import json
 import secrets
 import time
 
+from arena.exchange import Exchange, now_ns
 from arena.store.mailbox import Mailbox
 from arena.transport import (
     MAX_ANSWER_BYTES,
@@ -58,6 +64,8 @@ class PullTransport:
         self._secrets = secrets
         self._clock = clock
         self._now = now
+        self.exchange = Exchange()
+        """What the latest :meth:`post` measured."""
 
     @property
     def shown(self) -> str:
@@ -74,7 +82,9 @@ class PullTransport:
         deadline = self._clock() + seconds
         request_id = secrets.token_hex(8)
         line = request_line(request_id, body, self._signed(body), reply=True)
+        self.exchange = exchange = Exchange(bytes_sent=len(line.encode()))
         self.mailbox.offer(self.bot_id, request_id, line, seconds=seconds)
+        exchange.sent_ns = now_ns()
         answer = self.mailbox.wait(self.bot_id, request_id, deadline - self._clock())
         if answer is None:
             if self.bot_id in self.mailbox.connected([self.bot_id]):
@@ -83,6 +93,7 @@ class PullTransport:
                 f"not connected, and no connection of it took the request within "
                 f"{seconds * 1000:.0f} ms (is python -m bot_sdk connect running?)"
             )
+        exchange.received_ns, exchange.bytes_received = now_ns(), len(answer)
         if len(answer) > MAX_ANSWER_BYTES:  # the web refuses larger ones already
             raise TooLargeError
         return 200, None, answer

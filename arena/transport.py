@@ -13,6 +13,13 @@ allowed, every new connection resolves the host, refuses if any address is not p
 (``arena.addresses``), and connects only to an address it checked: no TCP connection is ever
 opened to a private address, whatever the name re-resolves to (DNS rebinding).
 
+Each call is measured where it happens (:attr:`BotTransport.exchange`, an
+:class:`~arena.exchange.Exchange`): the connection notes whether it is new or kept alive, how
+long a new one took to connect and to shake hands over TLS, each chunk of the request it writes
+(its size, and the instant the last one went out), and the reader under the answer counts each
+read from the socket and notes the instant of the last one that brought bytes. That is a clock
+reading per write and per read, which are a few per call.
+
 Match seats (``arena.http_seat.HttpSeat``) and the endpoint check (:func:`handshake`, used by
 the service) both go through this module, so the handshake is the same request, under the same
 limits, with the same error messages, wherever it is sent.
@@ -20,11 +27,13 @@ limits, with the same error messages, wherever it is sent.
 
 from __future__ import annotations
 
+import http.client
+import io
 import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import requests
@@ -35,6 +44,7 @@ from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConn
 from urllib3.util.connection import allowed_gai_family
 
 from arena.addresses import PrivateAddressError, ensure_public
+from arena.exchange import Exchange, now_ns
 from bot_sdk.protocol import (
     AnswerError,
     BotInfo,
@@ -44,6 +54,10 @@ from bot_sdk.protocol import (
     parse_hello_answer,
 )
 from bot_sdk.signing import sign
+from replays.log import Connection
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 MAX_ANSWER_BYTES = 64 * 1024
 """A larger answer is refused: an answer is a few dozen bytes."""
@@ -147,30 +161,88 @@ def connect_public(
     raise error
 
 
-class _LastRequest:
-    """Whether the transport's latest request went out on a kept-alive connection."""
+class _Meter:
+    """The transport's latest exchange, which its connections and answers fill in."""
 
-    reused = False
+    def __init__(self) -> None:
+        self.exchange = Exchange()
+
+
+class _CountingReader(io.RawIOBase):
+    """The socket under an answer: each read counted, the instant of the last one that brought
+    bytes noted (the answer's last byte, once it is whole)."""
+
+    def __init__(self, raw: io.RawIOBase, exchange: Exchange) -> None:
+        super().__init__()
+        self._raw = raw
+        self._exchange = exchange
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int | None:
+        count = self._raw.readinto(buffer)
+        if count:
+            self._exchange.bytes_received = (self._exchange.bytes_received or 0) + count
+            self._exchange.received_ns = now_ns()
+        return count
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def _counted(meter: _Meter) -> type[http.client.HTTPResponse]:
+    """An answer class reading through a :class:`_CountingReader` into ``meter``'s exchange."""
+
+    class Counted(http.client.HTTPResponse):
+        def __init__(self, sock: socket.socket, *args: Any, **kwargs: Any) -> None:
+            super().__init__(sock, *args, **kwargs)
+            self.fp = io.BufferedReader(_CountingReader(self.fp.detach(), meter.exchange))
+
+    return Counted
 
 
 def _guarded(
-    base: type[HTTPConnection], watchdog: _Watchdog, last: _LastRequest, allow_private: bool
+    base: type[HTTPConnection], watchdog: _Watchdog, meter: _Meter, allow_private: bool
 ) -> type:
     """A connection class that connects only to public addresses (unless ``allow_private``),
-    hands its socket to the transport's watchdog for each response and notes in ``last``
-    whether each request reuses the connection."""
+    hands its socket to the transport's watchdog for each response and measures each request
+    into ``meter``'s exchange: new or reused, connect and TLS time, bytes and instants."""
+    tls = issubclass(base, HTTPSConnection)
 
     class Guarded(base):  # type: ignore[valid-type,misc]
         carried: socket.socket | None = None
         """The socket this connection's latest request went out on."""
+        response_class = _counted(meter)
 
         def request(self, *args: Any, **kwargs: Any) -> None:
             # kept alive: the socket carried a request before (an HTTPS connection is made
             # before its first request, so being connected does not tell)
-            last.reused = self.sock is not None and self.sock is self.carried
+            reused = self.sock is not None and self.sock is self.carried
+            meter.exchange.connection = Connection.REUSED if reused else Connection.NEW
             super().request(*args, **kwargs)
 
+        def connect(self) -> None:
+            exchange, start = meter.exchange, now_ns()
+            exchange.connection = Connection.NEW
+            super().connect()
+            if tls and exchange.connect_ns is not None:
+                exchange.tls_ns = now_ns() - start - exchange.connect_ns
+
+        def send(self, data: Any) -> None:
+            super().send(data)
+            exchange = meter.exchange
+            exchange.bytes_sent = (exchange.bytes_sent or 0) + len(data)
+            exchange.sent_ns = now_ns()
+
         def _new_conn(self) -> socket.socket:
+            start = now_ns()
+            sock = self._open()
+            meter.exchange.connect_ns = now_ns() - start
+            return sock
+
+        def _open(self) -> socket.socket:
             if allow_private:
                 sock: socket.socket = super()._new_conn()
                 return sock
@@ -201,24 +273,24 @@ def _guarded(
 
 
 class _GuardedAdapter(HTTPAdapter):
-    def __init__(self, watchdog: _Watchdog, last: _LastRequest, allow_private: bool) -> None:
+    def __init__(self, watchdog: _Watchdog, meter: _Meter, allow_private: bool) -> None:
         self._watchdog = watchdog
-        self._last = last
+        self._meter = meter
         self._allow_private = allow_private
         super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        watchdog, last, allow = self._watchdog, self._last, self._allow_private
+        watchdog, meter, allow = self._watchdog, self._meter, self._allow_private
         http = type(
             "GuardedHTTPPool",
             (HTTPConnectionPool,),
-            {"ConnectionCls": _guarded(HTTPConnection, watchdog, last, allow)},
+            {"ConnectionCls": _guarded(HTTPConnection, watchdog, meter, allow)},
         )
         https = type(
             "GuardedHTTPSPool",
             (HTTPSConnectionPool,),
-            {"ConnectionCls": _guarded(HTTPSConnection, watchdog, last, allow)},
+            {"ConnectionCls": _guarded(HTTPSConnection, watchdog, meter, allow)},
         )
         self.poolmanager.pool_classes_by_scheme = {"http": http, "https": https}
 
@@ -240,10 +312,10 @@ class BotTransport:
         self._clock = clock
         self._now = now
         self._watchdog = _Watchdog()
-        self._last = _LastRequest()
+        self._meter = _Meter()
         self.session = requests.Session()
         self.session.trust_env = False  # no proxies or .netrc from the process's environment
-        adapter = _GuardedAdapter(self._watchdog, self._last, allow_private)
+        adapter = _GuardedAdapter(self._watchdog, self._meter, allow_private)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
 
@@ -256,20 +328,32 @@ class BotTransport:
         parts = urlsplit(self.endpoint)
         return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
+    @property
+    def exchange(self) -> Exchange:
+        """What the latest :meth:`post` measured, whatever became of it (after a stale
+        connection's retry: the second sending, with ``retried`` set)."""
+        return self._meter.exchange
+
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
         """POST ``body`` and read the whole answer within ``seconds``: its status, redirect
         target and body. Raises :class:`DeadlineError`, :class:`TooLargeError` or a requests
         error. A stale kept-alive connection is retried once (see the module's doc)."""
         deadline = self._clock() + seconds
         try:
-            return self._post_once(body, deadline)
+            return self._post_once(body, deadline, retried=False)
         except requests.ConnectionError as error:
-            if not self._last.reused or isinstance(error, requests.Timeout):
+            if self.exchange.connection is not Connection.REUSED or isinstance(
+                error, requests.Timeout
+            ):
                 raise
-        return self._post_once(body, deadline)  # on a new connection: the failed one is gone
+        # on a new connection: the failed one is gone
+        return self._post_once(body, deadline, retried=True)
 
-    def _post_once(self, body: bytes, deadline: float) -> tuple[int, str | None, bytes]:
-        self._last.reused = False  # until a connection says it is sending on a kept-alive one
+    def _post_once(
+        self, body: bytes, deadline: float, *, retried: bool
+    ) -> tuple[int, str | None, bytes]:
+        # nothing sent, received or connected yet: the connection fills the rest in
+        self._meter.exchange = Exchange(bytes_sent=0, bytes_received=0, retried=retried)
         seconds = deadline - self._clock()
         if seconds <= 0:
             raise DeadlineError

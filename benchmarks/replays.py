@@ -1,7 +1,7 @@
 """Match-log size and verification speed, side by side, over random matches.
 
 Every seat is played as the arena logs a bot over HTTP (a random legal player; each decision
-with its request's SHA-256, its latency and the answer as received), under random rules
+with its request's SHA-256, its latency, its timing and the answer as received), under random rules
 profiles (any variants, up to the default 100 hands), and every log is sealed. The report
 gives the bytes stored per hand (indented JSON, canonical JSON, zlib-packed canonical JSON, the
 stored form) and hands per second for verification with and without rebuilding the requests,
@@ -27,21 +27,24 @@ if not __package__:
     # replays package: the project's root goes there instead.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from arena.exchange import Exchange
 from arena.match_loop import Reply, play_match
 from bot_sdk.protocol import DecisionRequest, Status, answer_of, encode
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
 from replays.deals import DealSource
 from replays.integrity import canonical, generate_key, pack, seal, unpack
-from replays.log import MatchLog, SeatInfo, TimeControl
+from replays.log import Connection, MatchLog, SeatInfo, TimeControl
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify
 
 
 class ArenaSeat:
-    """A random player logged like a bot over HTTP."""
+    """A random player logged like a bot over HTTP, on a kept-alive connection; ``elapsed`` is
+    the match's clock (in ns, from its start), which its answers move on."""
 
-    def __init__(self, seat: int, seed: str) -> None:
+    def __init__(self, seat: int, seed: str, elapsed: list[int]) -> None:
+        self._elapsed = elapsed
         self.info = SeatInfo(seat, f"bot-{seat}", f"random-{seat}", "1.0")
         self._player = RandomPlayer(seed)
         self._rng = random.Random(seed)
@@ -49,7 +52,13 @@ class ArenaSeat:
     def ask(self, request: DecisionRequest) -> Reply:
         move = self._player.choose(request.observation)
         answer = encode(answer_of(move)).decode()
-        return Reply(move, Status.OK, self._rng.randint(5, 400), answer, None, request.sha256)
+        latency, sent = self._rng.randint(5, 400), self._elapsed[0]
+        self._elapsed[0] += latency * 1_000_000
+        exchange = Exchange(
+            sent, self._elapsed[0], Connection.REUSED, None, None,
+            len(request.body), len(answer), retried=False,
+        )  # fmt: skip
+        return Reply(move, Status.OK, latency, answer, None, request.sha256, None, exchange)
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
         """Notifications are not logged."""
@@ -72,10 +81,11 @@ def play(matches: int, seed: int) -> list[MatchLog]:
     logs = []
     for n in range(matches):
         match_id = f"bench:table-{n}:match-1"
+        elapsed = [0]
         logs.append(
             play_match(
                 Game(random_rules(rng), seed=f"bench-{seed}-{n}"),
-                [ArenaSeat(s, f"{seed}-{n}-{s}") for s in range(4)],
+                [ArenaSeat(s, f"{seed}-{n}-{s}", elapsed) for s in range(4)],
                 match_id=match_id,
                 deals=DealSource.practice(f"bench-{seed}-{n}"),
                 time_control=TimeControl(1000, 30_000, 5),
@@ -83,6 +93,7 @@ def play(matches: int, seed: int) -> list[MatchLog]:
                 table_id=f"table-{n}",
                 started_at="2026-01-01T12:00:00Z",
                 finished_at=lambda: "2026-01-01T12:05:00Z",
+                origin_ns=0,
             )
         )
     return logs

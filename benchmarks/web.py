@@ -207,9 +207,9 @@ def play_sealed(arena: Arena, tid: str, spec: Any, planned: Any) -> tuple[str, A
     if spec.format.hands is not None:
         rules = replace(rules, fixed_hands=spec.format.hands)
     by_id = {b.id: b for b in arena.bots}
-    seats = []
+    seats, elapsed = [], [0]
     for s, participant in enumerate(planned.seats):
-        seat = ArenaSeat(s, f"{match_id}:{s}")
+        seat = ArenaSeat(s, f"{match_id}:{s}", elapsed)
         bot = by_id[participant]
         seat.info = SeatInfo(s, bot.id, bot.name, bot.version, kind="http")
         seats.append(seat)
@@ -225,6 +225,7 @@ def play_sealed(arena: Arena, tid: str, spec: Any, planned: Any) -> tuple[str, A
         rated=spec.rated,
         started_at=timestamp(time.time()),
         finished_at=lambda: timestamp(time.time()),
+        origin_ns=0,  # the seats' clock
     )
     sealed = seal(log.to_json(), arena.key, key_id=key_id_of(arena.key.public_key()))
     return match_id, sealed, log.outcome.hands_played

@@ -1,14 +1,15 @@
 """The match log: everything needed to replay and audit a match without the service.
 
-A log is a plain JSON object (``format: "gongzhu-replay/3"``); these dataclasses are its typed
+A log is a plain JSON object (``format: "gongzhu-replay/4"``); these dataclasses are its typed
 form. ``MatchLog.from_json(log.to_json()) == log`` for every log. The format is documented in
-docs/REPLAYS.md and described by ``replays/schemas/replay-3.json``.
+docs/REPLAYS.md and described by ``replays/schemas/replay-4.json``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from bot_sdk.protocol import Status
@@ -24,7 +25,75 @@ from referee import (
 )
 from replays.deals import DealSource
 
-FORMAT = "gongzhu-replay/3"
+FORMAT = "gongzhu-replay/4"
+
+
+class Deadline(StrEnum):
+    """Which deadline a timed-out decision ran out of."""
+
+    LIMIT = "limit"
+    """The decision's own limit: the seat's bank was empty."""
+    BANK = "bank"
+    """The decision's limit and then what was left of the seat's bank."""
+
+
+class Connection(StrEnum):
+    """The connection a request to a push bot went out on."""
+
+    NEW = "new"
+    REUSED = "reused"
+    """Kept alive from an earlier request of the match."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """When a request went out and its answer came in, as the arena measured them: offsets in
+    microseconds from the match's start on the arena's monotonic clock, durations in
+    microseconds, sizes in bytes; ``None`` where nothing was measured (docs/REPLAYS.md,
+    "Timing")."""
+
+    sent_us: int | None = None
+    """The request's last byte handed to the connection (None: it never went out)."""
+    received_us: int | None = None
+    """The answer's last byte received, or the last one before the arena gave up waiting."""
+    connection: Connection | None = None
+    """Only for a push bot; None over a pull bot's stream and in-process."""
+    connect_us: int | None = None
+    """A new connection's name resolution and TCP connect."""
+    tls_us: int | None = None
+    """A new HTTPS connection's TLS handshake."""
+    bytes_sent: int | None = None
+    bytes_received: int | None = None
+    retried: bool | None = None
+    """Sent again on a new connection after a kept-alive one turned out closed (push only)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sent_us": self.sent_us,
+            "received_us": self.received_us,
+            "connection": None if self.connection is None else self.connection.value,
+            "connect_us": self.connect_us,
+            "tls_us": self.tls_us,
+            "bytes_sent": self.bytes_sent,
+            "bytes_received": self.bytes_received,
+            "retried": self.retried,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Timing | None:
+        if data is None:
+            return None
+        connection = data.get("connection")
+        return cls(
+            sent_us=data.get("sent_us"),
+            received_us=data.get("received_us"),
+            connection=None if connection is None else Connection(connection),
+            connect_us=data.get("connect_us"),
+            tls_us=data.get("tls_us"),
+            bytes_sent=data.get("bytes_sent"),
+            bytes_received=data.get("bytes_received"),
+            retried=data.get("retried"),
+        )
 
 
 @dataclass(frozen=True)
@@ -50,6 +119,10 @@ class DecisionRecord:
     """SHA-256 of the exact request body sent (None for bots played in-process)."""
     note: str | None = None
     """What the bot said about its answer, in the answer's ``note`` (at most 200 characters)."""
+    deadline: Deadline | None = None
+    """For a timeout, the deadline that expired (:meth:`TimeControl.deadline`); else None."""
+    timing: Timing | None = None
+    """When the request went out and the answer came in (None when the seat was not asked)."""
 
     def to_json(self) -> dict[str, Any]:
         move = self.applied.to_json()
@@ -67,6 +140,8 @@ class DecisionRecord:
             "time_bank_ms": self.time_bank_ms,
             "request_sha256": self.request_sha256,
             "note": self.note,
+            "deadline": None if self.deadline is None else self.deadline.value,
+            "timing": None if self.timing is None else self.timing.to_json(),
         }
 
     @classmethod
@@ -85,6 +160,8 @@ class DecisionRecord:
             time_bank_ms=data.get("time_bank_ms"),
             request_sha256=data.get("request_sha256"),
             note=data.get("note"),
+            deadline=None if data.get("deadline") is None else Deadline(data["deadline"]),
+            timing=Timing.from_json(data.get("timing")),
         )
 
 
@@ -134,6 +211,9 @@ class SeatInfo:
     name: str
     version: str = ""
     kind: str = "http"
+    hello: Timing | None = None
+    """The ``hello`` before the match, measured as a decision's request is: the match's round
+    trip to the bot (None when none was sent)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -142,6 +222,7 @@ class SeatInfo:
             "name": self.name,
             "version": self.version,
             "kind": self.kind,
+            "hello": None if self.hello is None else self.hello.to_json(),
         }
 
     @classmethod
@@ -152,6 +233,7 @@ class SeatInfo:
             name=str(data["name"]),
             version=str(data.get("version", "")),
             kind=str(data.get("kind", "http")),
+            hello=Timing.from_json(data.get("hello")),
         )
 
 
@@ -184,6 +266,16 @@ class TimeControl:
         """
         overage = max(0, latency_ms - self.decision_ms)
         return max(0, bank_ms - overage), overage > bank_ms
+
+    @staticmethod
+    def deadline(bank_ms: int) -> Deadline:
+        """The deadline a decision asked with ``bank_ms`` left in its seat's bank runs out of
+        when it times out: its own limit if the bank is empty, else the bank.
+
+        >>> TimeControl.deadline(0), TimeControl.deadline(400)
+        (<Deadline.LIMIT: 'limit'>, <Deadline.BANK: 'bank'>)
+        """
+        return Deadline.BANK if bank_ms > 0 else Deadline.LIMIT
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,13 @@ the stored data, before reading it.
 
 Version 2 replaced version 1's ``seed`` (a string, informative) with ``deals`` (where the deals
 came from: a committed secret, :mod:`replays.deals`); version 3 added each decision's ``note``
-(what the bot said about its answer). One entry per step keeps every stored log readable::
+(what the bot said about its answer); version 4 the timing evidence (each decision's ``timing``
+and a timeout's ``deadline``, each seat's ``hello``). One entry per step keeps every stored log
+readable::
 
     UPGRADES["gongzhu-replay/1"] = ("gongzhu-replay/2", upgrade_1_to_2)
     UPGRADES["gongzhu-replay/2"] = ("gongzhu-replay/3", upgrade_2_to_3)
+    UPGRADES["gongzhu-replay/3"] = ("gongzhu-replay/4", upgrade_3_to_4)
 
 An upgrade function takes the log's JSON object in one format and returns it in the next; it
 may change its argument (it gets a copy). The chain sets ``format`` itself.
@@ -23,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from replays.deals import DealScheme, DealSource
-from replays.log import FORMAT, MatchLog
+from replays.log import FORMAT, MatchLog, TimeControl
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -44,9 +47,25 @@ def upgrade_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def upgrade_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 records timing, which version 3 did not measure: every ``timing`` and ``hello``
+    is null. A timeout's ``deadline`` follows from the bank its request carried, as in
+    version 4."""
+    for seat in data.get("seats", ()):
+        seat["hello"] = None
+    for hand in data.get("hands", ()):
+        for decision in hand.get("decisions", ()):
+            bank = decision.get("time_bank_ms")
+            timed_out = decision.get("status") == "timeout" and bank is not None
+            decision["deadline"] = TimeControl.deadline(bank).value if timed_out else None
+            decision["timing"] = None
+    return data
+
+
 UPGRADES: dict[str, tuple[str, Upgrade]] = {
     "gongzhu-replay/1": ("gongzhu-replay/2", upgrade_1_to_2),
     "gongzhu-replay/2": ("gongzhu-replay/3", upgrade_2_to_3),
+    "gongzhu-replay/3": ("gongzhu-replay/4", upgrade_3_to_4),
 }
 """Each older format, mapped to the next format and the function that converts to it."""
 

@@ -154,6 +154,8 @@ class _Verifier:
         self.decisions = 0
         self.requests = 0
         self.book = FaultBook.fresh(log.time_control)
+        self.last_received_us = 0
+        """The latest instant a decision's timing reached: the next request went out after."""
         self.game = Game(log.rules)  # replaced in run() by the logged deals
 
     def run(self) -> None:
@@ -218,6 +220,7 @@ class _Verifier:
                 "decisions were moved or dropped"
             )
         self.enter(record, mismatch)
+        self.judge_timing(record, mismatch)
         self.judge_answer(record, obs, mismatch)
         judge_note(record, mismatch)
         try:
@@ -246,6 +249,30 @@ class _Verifier:
                 f"status ok, but the answer took {record.latency_ms} ms: more than the {limit} ms "
                 f"limit and the {bank} ms left in the bank, which is a timeout"
             )
+        deadline = self.log.time_control.deadline(bank) if record.status is Status.TIMEOUT else None
+        if record.deadline != deadline:
+            raise mismatch(
+                f"deadline: the log says {record.deadline}, but {bank} ms were left in the bank, "
+                f"so the deadline is {deadline}"
+            )
+
+    def judge_timing(
+        self, record: DecisionRecord, mismatch: Callable[[str], _DiscrepancyError]
+    ) -> None:
+        """The arena asks one seat at a time: a request goes out after the answers before it
+        came in, and its own answer after it."""
+        timing = record.timing
+        if timing is None or timing.sent_us is None:
+            return
+        if timing.sent_us < self.last_received_us:
+            raise mismatch(
+                f"timing: sent at {timing.sent_us} us, before the answer before it came in "
+                f"({self.last_received_us} us)"
+            )
+        received = timing.sent_us if timing.received_us is None else timing.received_us
+        if received < timing.sent_us:
+            raise mismatch(f"timing: received at {received} us, before it was sent")
+        self.last_received_us = received
 
     def judge_answer(
         self,

@@ -2,14 +2,16 @@
 
     .venv/bin/python -m tests.replays.make_fixture
 
-- ``fixtures/replay-3.json``: a real, small, sealed ``gongzhu-replay/3`` log with committed
+- ``fixtures/replay-4.json``: a real, small, sealed ``gongzhu-replay/4`` log with committed
   deals (the secret is :data:`FIXTURE_SECRET`): two hands with passing, exposures, request
-  hashes, late answers, notes (one a bot's own fallback) and every status (ok, timeout, error,
-  invalid, illegal, and forfeit-autoplay after seat 2 forfeits). It must stay readable and
-  verify forever: never regenerate it to make a test pass.
+  hashes, late answers, notes (one a bot's own fallback), every status (ok, timeout, error,
+  invalid, illegal, and forfeit-autoplay after seat 2 forfeits), timings (hellos, new and
+  reused connections) and both deadlines of a timeout. It must stay readable and verify
+  forever: never regenerate it to make a test pass.
 - ``fixtures/replay-1.pub.pem``: the public key that sealed the fixtures (the tests' key).
 
 The older goldens were written by earlier versions of this script and are kept as they are:
+``fixtures/replay-3.json``, the same match without timings as ``gongzhu-replay/3``,
 ``fixtures/replay-2.json``, the same match without notes as ``gongzhu-replay/2``,
 ``fixtures/replay-1.json``, that match as ``gongzhu-replay/1`` (its seed informative), and
 ``fixtures/replay-0.json``, that log in a hypothetical older format, ``gongzhu-replay/0``
@@ -32,6 +34,7 @@ from tests.replays.replay_support import (
     TIME_CONTROL,
     ScriptedSeat,
     at_random,
+    greet,
     house_seat,
     in_turn,
     pretty,
@@ -47,7 +50,7 @@ def fixture_log() -> MatchLog:
         house_seat(0, "fixture-0"),
         ScriptedSeat(
             1,
-            in_turn("ok", "late", "slow", "noted", "illegal", "own_fallback"),
+            in_turn("ok", "late", "slow", "noted", "illegal", "own_fallback", "timeout"),
             seed="fixture-1",
         ),
         ScriptedSeat(
@@ -58,6 +61,7 @@ def fixture_log() -> MatchLog:
         ScriptedSeat(3, at_random("fixture-3", 0.0), seed="fixture-3"),
     ]
     rules = Rules.with_variants("pass_3", "qd_bonus", fixed_hands=2)
+    origin = greet(players)
     return play_match(
         Game(rules, seed=deal_seed(FIXTURE_SECRET, FIXTURE_LABEL)),
         players,
@@ -68,14 +72,15 @@ def fixture_log() -> MatchLog:
         table_id="table-1",
         started_at="2026-01-01T12:00:00Z",
         finished_at=lambda: "2026-01-01T12:01:30Z",
-        extra={"purpose": "golden fixture of gongzhu-replay/3"},
+        origin_ns=origin,
+        extra={"purpose": "golden fixture of gongzhu-replay/4"},
     )
 
 
 def main() -> None:
     data = fixture_log().to_json()
     FIXTURES.mkdir(exist_ok=True)
-    (FIXTURES / "replay-3.json").write_text(pretty(seal(data, KEY, key_id=KEY_ID)) + "\n")
+    (FIXTURES / "replay-4.json").write_text(pretty(seal(data, KEY, key_id=KEY_ID)) + "\n")
     (FIXTURES / "replay-1.pub.pem").write_bytes(public_key_pem(KEY.public_key()))
 
 

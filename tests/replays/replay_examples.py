@@ -32,6 +32,7 @@ from tests.replays.replay_support import (
     TIME_CONTROL,
     HashingSeat,
     ScriptedSeat,
+    greet,
     house_seat,
     in_turn,
     pretty,
@@ -44,7 +45,7 @@ SECRET = "gongzhu-example-secret"
 DEAL_SECRET = bytes(range(32))
 """The example tournament's deal secret (the worked example of docs/REPLAYS.md)."""
 DEAL_LABEL = "t3:d1"
-EXAMPLE_WIDTH = 400
+EXAMPLE_WIDTH = 640
 """Wide enough that each decision of the example is one line."""
 _BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
 
@@ -58,6 +59,7 @@ def example_log() -> MatchLog:
         HashingSeat(LowestCard(), SeatInfo(2, "bot-7f3a", "lowest-card", "1.0")),
         house_seat(3, "example-3"),
     ]
+    origin = greet(players)
     return play_match(
         Game(Rules(fixed_hands=1), seed=deal_seed(DEAL_SECRET, DEAL_LABEL)),
         players,
@@ -68,6 +70,7 @@ def example_log() -> MatchLog:
         table_id="table-3",
         started_at="2026-01-01T12:00:00Z",
         finished_at=lambda: "2026-01-01T12:00:41Z",
+        origin_ns=origin,
     )
 
 

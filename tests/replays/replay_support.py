@@ -1,5 +1,7 @@
 """Shared helpers of the replay tests: real matches played by :func:`arena.match_loop.play_match`
-with seats that commit every kind of fault, rules profiles covering every variant, a test key.
+with seats that commit every kind of fault, rules profiles covering every variant, a test key,
+and a match clock that moves only as the scripted bots take their time (so logs, timing
+included, are repeatable).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from arena.exchange import Exchange
 from arena.match_loop import InProcessSeat, Reply, SeatPlayer, play_match
 from bot_sdk import Bot
 from bot_sdk.dispatch import fallback_answer
@@ -23,6 +26,8 @@ from bot_sdk.protocol import (
     Status,
     answer_of,
     encode,
+    hello_answer,
+    hello_request,
     parse_answer,
     read_note,
 )
@@ -42,7 +47,7 @@ from referee import (
 )
 from replays.deals import DealSource, deal_seed
 from replays.integrity import key_id_of, seal
-from replays.log import MatchLog, SeatInfo, TimeControl
+from replays.log import Connection, MatchLog, SeatInfo, TimeControl
 
 TIME_CONTROL = TimeControl(decision_ms=1000, bank_ms=2000, fault_limit=5)
 """A small bank, so that late answers run it down and a later slow one times out."""
@@ -100,19 +105,37 @@ class RandomBot(Bot):
         return self._player.choose(obs)
 
 
-def _still() -> float:
-    """A clock that never moves: in-process seats then answer in 0 ms, so logs are repeatable."""
-    return 0.0
+class MatchClock:
+    """The tests' monotonic clock, in nanoseconds: it moves only when a scripted bot takes time
+    to answer, so in-process seats answer in 0 ms and every log is repeatable. Matches take
+    their start from it (:func:`record`)."""
+
+    def __init__(self) -> None:
+        self.now_ns = 0
+
+    def __call__(self) -> int:
+        return self.now_ns
+
+    def wait(self, ms: int) -> None:
+        self.now_ns += ms * 1_000_000
+
+
+CLOCK = MatchClock()
+CONNECT_NS = 1_250_000
+"""How long a scripted bot's connection takes to open."""
 
 
 def house_seat(seat: int, seed: int | str) -> InProcessSeat:
     info = SeatInfo(seat, f"house-{seat}", "random", "1", kind="house")
-    return InProcessSeat(RandomBot(seed), info, clock=_still)
+    return InProcessSeat(RandomBot(seed), info, clock=CLOCK)
 
 
 class HashingSeat(InProcessSeat):
     """An SDK bot played in-process but logged like a bot over HTTP: with the SHA-256 of each
     request the arena would have sent it."""
+
+    def __init__(self, bot: Bot, info: SeatInfo) -> None:
+        super().__init__(bot, info, clock=CLOCK)
 
     def ask(self, request: DecisionRequest) -> Reply:
         return dataclasses.replace(super().ask(request), request_sha256=request.sha256)
@@ -120,8 +143,11 @@ class HashingSeat(InProcessSeat):
 
 class ScriptedSeat:
     """A bot "over HTTP" without HTTP: it plays random legal moves, or commits the fault its
-    script names, with the latency it would have had. Like the arena's HTTP client it records
-    the SHA-256 of each request body it was sent (``hashes=False``: as if in-process).
+    script names, with the latency it would have had (the :data:`CLOCK` moves on by it). Like
+    the arena's HTTP client it records the SHA-256 of each request body it was sent
+    (``hashes=False``: as if in-process) and its timing: one connection, opened for the first
+    request (the ``hello``, when :func:`greet` sends one) and kept alive, the body's bytes each
+    way.
     """
 
     def __init__(self, seat: int, script: Script, *, seed: int | str, hashes: bool = True) -> None:
@@ -129,6 +155,7 @@ class ScriptedSeat:
         self.script = script
         self.hashes = hashes
         self.asked = 0
+        self.connected = False
         self._player = RandomPlayer(seed)
         self._rng = random.Random(f"latency-{seed}")
 
@@ -138,23 +165,49 @@ class ScriptedSeat:
         behaviour = self.script(self.asked)
         self.asked += 1
         sha = request.sha256 if self.hashes else None
+        exchange = self._sent(request.body)
         if behaviour == "timeout":
             waited = time_limit_ms + time_bank_ms
-            return Reply(None, Status.TIMEOUT, waited, None, f"no answer within {waited} ms", sha)
+            CLOCK.wait(waited)
+            fault = f"no answer within {waited} ms"
+            return Reply(None, Status.TIMEOUT, waited, None, fault, sha, exchange=exchange)
         if behaviour == "error":
-            return Reply(None, Status.ERROR, 7, None, "the bot answered HTTP 500: oops", sha)
+            self._received(exchange, b"HTTP 500: oops", 7)
+            fault = "the bot answered HTTP 500: oops"
+            return Reply(None, Status.ERROR, 7, None, fault, sha, exchange=exchange)
         latency = {
             "late": time_limit_ms + min(time_bank_ms, 400),
             "slow": time_limit_ms + time_bank_ms + 1,
         }.get(behaviour, self._rng.randrange(1, 300))
         assert obs.decision is not None
         body = self._body(behaviour, obs)
+        self._received(exchange, body, latency)
         note = read_note(body)
         try:
             move = parse_answer(obs.decision.kind, body, obs)
         except AnswerError as error:
-            return Reply(None, error.fault.status, latency, body.decode(), str(error), sha, note)
-        return Reply(move, Status.OK, latency, body.decode(), None, sha, note)
+            status, fault = error.fault.status, str(error)
+            return Reply(None, status, latency, body.decode(), fault, sha, note, exchange)
+        return Reply(move, Status.OK, latency, body.decode(), None, sha, note, exchange)
+
+    def greet(self, origin_ns: int) -> None:
+        """The ``hello`` before a match that started at ``origin_ns``, in the seat's info."""
+        exchange = self._sent(encode(hello_request()))
+        self._received(exchange, encode(hello_answer(self.info.name, self.info.version)), 2)
+        self.info = dataclasses.replace(self.info, hello=exchange.timing(origin_ns))
+
+    def _sent(self, body: bytes) -> Exchange:
+        """The request on the bot's connection: opened for the first one, then kept alive."""
+        new, self.connected = not self.connected, True
+        if new:
+            CLOCK.now_ns += CONNECT_NS
+        connection = Connection.NEW if new else Connection.REUSED
+        connect_ns = CONNECT_NS if new else None
+        return Exchange(CLOCK(), None, connection, connect_ns, None, len(body), 0, retried=False)
+
+    def _received(self, exchange: Exchange, answer: bytes, latency_ms: int) -> None:
+        CLOCK.wait(latency_ms)
+        exchange.received_ns, exchange.bytes_received = CLOCK(), len(answer)
 
     def _body(self, behaviour: str, obs: Observation) -> bytes:
         assert obs.decision is not None
@@ -182,6 +235,16 @@ class ScriptedSeat:
 
     def match_end(self, outcome: Outcome, *, match_id: str, seat: int) -> None:
         """Notifications are not recorded in the log."""
+
+
+def greet(players: list[SeatPlayer]) -> int:
+    """The match's start on the :data:`CLOCK`, then the ``hello`` to each scripted seat, as the
+    arena sends them before a match."""
+    origin = CLOCK()
+    for player in players:
+        if isinstance(player, ScriptedSeat):
+            player.greet(origin)
+    return origin
 
 
 def always(behaviour: str) -> Script:
@@ -239,6 +302,7 @@ def record(
     """Play one match and return its log."""
     match_id = match_id or f"tournament-1:table-{seed}:match-1"
     label = f"t{seed}:d1"
+    origin = greet(players)
     return play_match(
         Game(rules, seed=deal_seed(DEAL_SECRET, label)),
         players,
@@ -249,6 +313,7 @@ def record(
         table_id=f"table-{seed}",
         started_at="2026-01-01T12:00:00Z",
         finished_at=lambda: "2026-01-01T12:03:00Z",
+        origin_ns=origin,
     )
 
 

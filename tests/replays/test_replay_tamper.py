@@ -15,7 +15,7 @@ import pytest
 from arena.match_loop import SeatPlayer
 from referee import CardSet, Rules
 from replays.integrity import IntegrityError, canonical, check, generate_key, pack, seal, unpack
-from replays.log import MatchLog
+from replays.log import MatchLog, TimeControl
 from replays.upgrade import LogReadError, read_log
 from replays.verify import Discrepancy, replay, verify
 from tests.replays.replay_support import (
@@ -306,7 +306,7 @@ def test_a_timeout_without_answer_called_ok_changes_the_fault_count() -> None:
     )
 
     def change(data: Data) -> None:
-        decisions(data)[index].update(status="ok", fault=None)
+        decisions(data)[index].update(status="ok", fault=None, deadline=None)
 
     found = tampered(FAULTY, change)
     assert (found.hand, found.decision) == (None, None)
@@ -347,13 +347,56 @@ def test_a_changed_latency_is_found_by_the_time_bank() -> None:
     assert found.message.startswith("time bank: the request says")
 
 
+def test_a_timeout_s_deadline_is_the_one_its_bank_gives() -> None:
+    data = reloaded(FAULTY.to_json())
+    index = _status(data, "timeout")
+    assert decisions(data)[index]["deadline"] == "bank"
+    found = tampered(FAULTY, set_field(index, "deadline", "limit"))
+    assert (found.hand, found.decision) == (1, index)
+    assert found.message.startswith("deadline: the log says limit, but")
+
+
+def test_only_a_timeout_has_a_deadline() -> None:
+    data = reloaded(FAULTY.to_json())
+    index = _status(data, "error")
+    found = tampered(FAULTY, set_field(index, "deadline", "bank"))
+    assert (found.hand, found.decision) == (1, index)
+    assert found.message.endswith("so the deadline is None")
+
+
+def test_a_request_timed_before_the_answer_before_it_is_a_discrepancy() -> None:
+    data = reloaded(FAULTY.to_json())
+    index = first(data, 1, lambda d: d["seat"] == 3 and d["timing"]["sent_us"] > 0)
+
+    def change(data: Data) -> None:
+        decisions(data)[index]["timing"]["sent_us"] = 0
+
+    found = tampered(FAULTY, change)
+    assert (found.hand, found.decision) == (1, index)
+    assert found.message.startswith("timing: sent at 0 us, before the answer before it")
+
+
+def test_an_answer_timed_before_its_request_is_a_discrepancy() -> None:
+    data = reloaded(FAULTY.to_json())
+    index = first(data, 1, lambda d: d["seat"] == 3)
+
+    def change(data: Data) -> None:
+        timing = decisions(data)[index]["timing"]
+        timing["received_us"] = timing["sent_us"] - 1
+
+    found = tampered(FAULTY, change)
+    assert (found.hand, found.decision) == (1, index)
+    assert found.message.startswith("timing: received at")
+
+
 # -- the seal -------------------------------------------------------------------------------------
 
 
 def test_a_changed_status_that_the_referee_cannot_judge_breaks_the_seal() -> None:
     data = sealed(FAULTY)
     index = _status(data, "error")
-    decisions(data)[index]["status"] = "timeout"
+    decision = decisions(data)[index]
+    decision.update(status="timeout", deadline=TimeControl.deadline(decision["time_bank_ms"]).value)
     assert verify(read_log(data)).ok  # an error and a timeout have the same fallback
     with pytest.raises(IntegrityError, match="SHA-256 mismatch"):
         check(data, PUBLIC_KEYS)

@@ -1,5 +1,5 @@
 """Old logs stay readable: the golden logs of every version read and verify as they were
-sealed, versions 1 and 2 through the registered upgrades to version 3, and a log of an older
+sealed, versions 1 to 3 through the registered upgrades to version 4, and a log of an older
 format is upgraded through the chain (also tested with a hypothetical version 0)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from bot_sdk.protocol import FALLBACK_NOTE, Status
 from replays.cli import main
 from replays.deals import DealScheme, DealSource
 from replays.integrity import check, key_id_of, public_key_from_pem
-from replays.log import FORMAT, MatchLog
+from replays.log import FORMAT, Connection, Deadline, MatchLog
 from replays.schema import validate
 from replays.upgrade import UPGRADES, LogReadError, read_log, upgrade
 from replays.verify import verify
@@ -25,7 +25,8 @@ from tests.replays.replay_support import KEY_ID
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = FIXTURES / "replay-1.json"
 VERSION_2 = FIXTURES / "replay-2.json"
-CURRENT = FIXTURES / "replay-3.json"
+VERSION_3 = FIXTURES / "replay-3.json"
+CURRENT = FIXTURES / "replay-4.json"
 OLD = FIXTURES / "replay-0.json"
 PUBLIC_KEY = public_key_from_pem((FIXTURES / "replay-1.pub.pem").read_bytes())
 Data = dict[str, Any]
@@ -78,9 +79,37 @@ def test_the_golden_version_2_log_reads_without_notes_and_verifies() -> None:
     assert json.loads(VERSION_2.read_text("utf-8")) == data  # reading never changes it
 
 
+def test_the_golden_version_3_log_reads_without_timings_its_deadlines_from_its_banks() -> None:
+    data: Data = json.loads(VERSION_3.read_text("utf-8"))
+    assert data["format"] == "gongzhu-replay/3"
+    check(data, {KEY_ID: PUBLIC_KEY})  # the seal covers the stored version 3 bytes
+    validate(data)
+    validate(upgrade(data))  # upgraded, it is a valid version 4 log
+    log = read_log(data)
+    decisions = [d for hand in log.hands for d in hand.decisions]
+    assert all(d.timing is None for d in decisions)
+    assert all(seat.hello is None for seat in log.seats)
+    deadlines = [(d.time_bank_ms, d.deadline) for d in decisions if d.status is Status.TIMEOUT]
+    assert deadlines == [(1600, Deadline.BANK), (1600, Deadline.BANK)]
+    assert all(d.deadline is None for d in decisions if d.status is not Status.TIMEOUT)
+    result = verify(log, secret=FIXTURE_SECRET)
+    assert result.ok and result.deals_checked, result.discrepancy
+    assert json.loads(VERSION_3.read_text("utf-8")) == data  # reading never changes it
+
+
+def test_the_golden_current_log_has_timings_and_both_deadlines() -> None:
+    log = read_log(current())
+    http = [seat for seat in log.seats if seat.kind == "http"]
+    assert all(seat.hello is not None and seat.hello.connection is Connection.NEW for seat in http)
+    asked = [d for hand in log.hands for d in hand.decisions if d.latency_ms is not None]
+    assert all(d.timing is not None for d in asked)
+    deadlines = {d.deadline for d in asked if d.status is Status.TIMEOUT}
+    assert deadlines == {Deadline.LIMIT, Deadline.BANK}
+
+
 def test_the_golden_current_log_is_sealed_valid_and_its_deals_follow_from_the_secret() -> None:
     data = current()
-    assert data["format"] == FORMAT == "gongzhu-replay/3"
+    assert data["format"] == FORMAT == "gongzhu-replay/4"
     check(data, {KEY_ID: PUBLIC_KEY})
     validate(data)
     log = read_log(data)
@@ -146,7 +175,7 @@ def old() -> Data:
 
 
 def test_an_old_format_is_unknown_until_an_upgrade_is_registered() -> None:
-    assert set(UPGRADES) == {"gongzhu-replay/1", "gongzhu-replay/2"}  # all there ever were
+    assert set(UPGRADES) == {f"gongzhu-replay/{n}" for n in (1, 2, 3)}  # all there ever were
     with pytest.raises(LogReadError, match="unknown log format 'gongzhu-replay/0'"):
         read_log(old())
 
@@ -178,7 +207,7 @@ def test_a_circle_of_upgrades_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_a_wrong_upgrade_is_caught_when_the_log_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/1", players_to_seats))
-    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/3 log: KeyError"):
+    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/4 log: KeyError"):
         read_log(old())
 
 
@@ -187,4 +216,4 @@ def test_the_cli_reads_an_old_log(monkeypatch: pytest.MonkeyPatch) -> None:
     key = str(FIXTURES / "replay-1.pub.pem")
     outcome = CliRunner().invoke(main, ["verify", str(OLD), "--public-key", key])
     assert outcome.exit_code == 0, outcome.output
-    assert "format     ok: gongzhu-replay/3, from gongzhu-replay/0" in outcome.output
+    assert "format     ok: gongzhu-replay/4, from gongzhu-replay/0" in outcome.output

@@ -1,6 +1,6 @@
 """The ``hello`` before each match: every HTTP seat gets it with the match's id, seat, rules and
-time control; the version a bot answers is logged in its seat; a bot that refuses it still
-plays, and the refusal is in the log's ``extra``."""
+time control; the version a bot answers and the hello's timing are logged in its seat; a bot
+that refuses it still plays, and the refusal is in the log's ``extra``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from arena.config import Config
 from arena.store import Store
 from bot_sdk.protocol import Status, encode, hello_answer
+from replays.log import Connection
 from replays.schema import validate
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import environment
@@ -82,3 +83,10 @@ def test_every_http_seat_is_greeted_before_its_match_and_a_refusal_is_logged(
         assert "HTTP 403" in log.extra["hello"][refused_seat]
         played = [d.status for h in log.hands for d in h.decisions if d.seat == int(refused_seat)]
         assert Status.OK in played  # it was asked and answered all the same
+        for bot_id in ids.values():  # each hello timed, first of the match, on a new connection
+            timing = seats[bot_id].hello
+            assert timing is not None and timing.connection is Connection.NEW
+            assert timing.sent_us is not None and timing.received_us is not None
+            asked = [d.timing for h in log.hands for d in h.decisions if d.timing is not None]
+            assert 0 <= timing.sent_us <= timing.received_us <= min(t.sent_us or 0 for t in asked)
+        assert {s.hello for s in log.seats if s.kind == "house"} == {None}

@@ -1,6 +1,7 @@
 """The match loop in one process, with seats that record what they are told: the notifications
 (each hand's result and each seat's last view, to the seats that have not forfeited), an
-in-process bot's faults and latency, and the fault book rebuilt from a log."""
+in-process bot's faults, latency and timing, each decision's timing as offsets from the match's
+start and a timeout's deadline, and the fault book rebuilt from a log."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ from typing import Any
 
 import pytest
 
-from arena.match_loop import InProcessSeat, Reply, SeatPlayer, play_match
+from arena.exchange import Exchange
+from arena.match_loop import InProcessSeat, Reply, SeatPlayer, decide, play_match
 from bot_sdk.bot import Bot
-from bot_sdk.protocol import DecisionRequest, Status
+from bot_sdk.protocol import DecisionRequest, Status, fallback_move
 from referee import AnyMove, Game, HandResult, Observation, Outcome, Play, Rules
 from replays.deals import DealSource
 from replays.faults import FaultBook
-from replays.log import SeatInfo, TimeControl
+from replays.log import Connection, Deadline, SeatInfo, TimeControl, Timing
 from tests.replays.replay_support import (
     DEAL_SECRET,
     TIME_CONTROL,
@@ -117,13 +119,15 @@ def test_a_match_is_rated_unless_said_otherwise() -> None:
 
 
 class Clock:
-    def __init__(self, *steps: float) -> None:
-        self.steps, self.now = list(steps), 1000.0
+    """A nanosecond clock that moves on by each of ``steps`` (in seconds) once it is read."""
 
-    def __call__(self) -> float:
+    def __init__(self, *steps: float) -> None:
+        self.steps, self.now = list(steps), 1_000_000_000_000
+
+    def __call__(self) -> int:
         value = self.now
         if self.steps:
-            self.now += self.steps.pop(0)
+            self.now += round(self.steps.pop(0) * 1e9)
         return value
 
 
@@ -164,6 +168,66 @@ def test_an_in_process_bot_is_timed_in_whole_milliseconds(step: float, latency: 
     info = SeatInfo(obs.seat, "house-x", "x", "1", kind="house")
     reply = _ask(InProcessSeat(RandomBot(1), info, clock=Clock(step)), obs)
     assert (reply.status, reply.latency_ms) == (Status.OK, latency)
+
+
+def test_an_in_process_bot_is_timed_from_its_call_to_its_return_and_nothing_else() -> None:
+    obs = _obs()
+    info = SeatInfo(obs.seat, "house-x", "x", "1", kind="house")
+    reply = _ask(InProcessSeat(RandomBot(1), info, clock=Clock(0.25)), obs)
+    start = 1_000_000_000_000
+    assert reply.exchange == Exchange(sent_ns=start, received_ns=start + 250_000_000)
+
+
+class Answering:
+    """A seat whose one reply is ``reply``."""
+
+    def __init__(self, reply: Reply) -> None:
+        self.reply = reply
+        self.info = SeatInfo(0, "bot-x", "x")
+
+    def ask(self, request: DecisionRequest) -> Reply:
+        return self.reply
+
+    def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
+        """Not asked here."""
+
+    def match_end(self, outcome: Outcome, *, match_id: str, seat: int) -> None:
+        """Not asked here."""
+
+
+EXCHANGE = Exchange(5_000_000, 9_500_000, Connection.REUSED, None, None, 800, 97, False)
+
+
+def _decided(reply: Reply, bank_ms: int, origin_ns: int | None = 1_000_000) -> Any:
+    game = Game(HANDS, seed=3)
+    obs = game.observation(game.pending[0].seat)
+    book = FaultBook.fresh(TimeControl(1000, 2000, 5))
+    book.banks[obs.seat] = bank_ms
+    player = Answering(reply)
+    return decide(book, player, obs, match_id="m", ident="m:1:0", origin_ns=origin_ns)
+
+
+def test_a_decision_s_timing_is_its_exchange_from_the_match_s_start() -> None:
+    record = _decided(Reply(None, Status.ERROR, 9, fault="oops", exchange=EXCHANGE), 2000)
+    assert record.timing == Timing(4000, 8500, Connection.REUSED, None, None, 800, 97, False)
+    assert record.deadline is None
+
+
+def test_without_a_match_start_nothing_is_timed() -> None:
+    reply = Reply(None, Status.ERROR, 9, fault="oops", exchange=EXCHANGE)
+    assert _decided(reply, 2000, origin_ns=None).timing is None
+
+
+@pytest.mark.parametrize(("bank_ms", "deadline"), [(0, Deadline.LIMIT), (700, Deadline.BANK)])
+def test_a_timeout_says_which_deadline_expired(bank_ms: int, deadline: Deadline) -> None:
+    reply = Reply(None, Status.TIMEOUT, 1000 + bank_ms, fault="no answer", exchange=EXCHANGE)
+    assert _decided(reply, bank_ms).deadline is deadline
+
+
+def test_an_answer_past_the_bank_is_a_timeout_of_the_bank() -> None:
+    move = fallback_move(_obs())
+    record = _decided(Reply(move, Status.OK, 1701, exchange=EXCHANGE), 700)
+    assert (record.status, record.deadline) == (Status.TIMEOUT, Deadline.BANK)
 
 
 def test_an_in_process_bot_that_plays_a_card_it_does_not_hold_is_refused() -> None:

@@ -77,6 +77,13 @@ def test_a_pull_bot_is_sent_the_push_body_signed_and_its_answer_is_used(
         verify(bot.secret, event["headers"], event["body"].encode(), now=time.time())
         assert bot.answer(event["id"], HELLO_ANSWER).status_code == 204
         assert asking.result() == (200, None, HELLO_ANSWER)
+        exchange = asking.transport.exchange  # measured: the line sent, the answer taken
+        assert exchange.sent_ns is not None and exchange.received_ns is not None
+        assert exchange.sent_ns <= exchange.received_ns
+        line = json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode()
+        assert (exchange.bytes_sent, exchange.bytes_received) == (len(line), len(HELLO_ANSWER))
+        assert exchange.connection is exchange.connect_ns is exchange.tls_ns is None  # not ours
+        assert exchange.retried is None
         again = bot.answer(event["id"], HELLO_ANSWER)  # the first answer is final
         assert again.status_code == 409
         assert "answered already" in again.json()["message"]
@@ -92,6 +99,8 @@ def test_an_answer_after_the_deadline_is_refused_and_the_asker_has_timed_out(
         outcome = asking.result()
         assert isinstance(outcome, DeadlineError) and "was connected" in str(outcome)
         assert 0.35 < asking.took_s < 1.0  # the deadline is the asker's, not the bot's
+        exchange = asking.transport.exchange
+        assert exchange.sent_ns is not None and exchange.received_ns is None
         late = bot.answer(event["id"], HELLO_ANSWER)
     assert late.status_code == 409
     assert "deadline passed" in late.json()["message"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 import requests
 
+from arena.exchange import Exchange
 from arena.http_seat import HttpSeat
 from arena.match_loop import Reply
 from arena.transport import NOTICE_TIMEOUT_S, BotTransport, DeadlineError, TooLargeError
@@ -40,6 +41,7 @@ class Scripted:
     seconds: float = 0.25
     posts: list[tuple[bytes, float]] = field(default_factory=list)
     shown: str = "https://bot.example/play"
+    exchange: Exchange = field(default_factory=Exchange)
 
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
         self.posts.append((body, seconds))
@@ -82,10 +84,16 @@ def test_a_good_answer_is_the_move_with_its_latency_and_request_hash() -> None:
         '{"card": "AS"}',
         None,
         body_sha256(encode(decision_request(OBS, **ASKED))),
+        exchange=transport.exchange,
     )
     [(body, seconds)] = transport.posts
     assert body == encode(decision_request(OBS, **ASKED))
     assert seconds == 1.5  # the limit and the bank, in seconds
+
+
+def test_a_fault_carries_what_the_transport_measured_too() -> None:
+    seat, transport = seat_with(DeadlineError())
+    assert seat.ask(REQUEST).exchange is transport.exchange
 
 
 @pytest.mark.parametrize("code", [200, 204, 299])
