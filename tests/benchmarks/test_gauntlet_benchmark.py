@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from benchmarks import gauntlet
+from benchmarks import gauntlet, sequential
 from bot_sdk.sequential import Hypotheses
 
 
@@ -46,3 +46,11 @@ def test_the_wilson_interval_stays_within_0_and_1() -> None:
     assert low == 0.0 and high == pytest.approx(0.037, abs=0.001)
     low, high = gauntlet.wilson(5, 100)
     assert low < 0.05 < high
+
+
+def test_the_simulation_prints_a_row_per_spread_and_difference(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sequential.main(["--runs", "5", "--cap", "20"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 35 |")]
+    assert len(rows) == 4 and rows[0].startswith("| 35 | 20 | 0 | 20 |")
