@@ -23,9 +23,9 @@ martingale, so the chance that it ever reaches ``1/(2α)`` is at most ``2α`` (V
 inequality), shared between the two directions by symmetry: a bot that is not better is
 called "better" with probability about ``α`` at most, however long the gauntlet runs and
 however many times it looks. It grows with the difference, so a large one is known after a few
-deals; Wald's test against ``δ`` alone (below) grows ever more slowly the further Δ is above
-``δ``, and with the variance fitted to each hypothesis it even waits longer for a large
-difference than for a middling one (simulated: 29 deals for Δ = 10·δ against 11 for 3·δ).
+deals; Wald's ratio of ``δ`` to 0 (below), with the variance fitted to each hypothesis, tends
+to 0 as ``x̄`` grows far beyond ``δ`` (both hypotheses fit equally badly), so on its own it
+would wait longest for the largest differences.
 
 **Evidence of no difference** is Wald's: the generalised log-likelihood ratio of Δ = δ to
 Δ = 0, each hypothesis given the variance that fits it best (fishtest's generalised SPRT),
