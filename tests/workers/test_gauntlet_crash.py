@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from rq.job import Job
@@ -18,6 +18,7 @@ from arena.context import Arena
 from arena.queue import MATCH_RETRIES, match_job_id
 from arena.records import OPERATOR, MatchStatus, TournamentStatus
 from arena.store import Store
+from referee import Card, Observation
 from tests.workers.crashes import crash_config, horse_of, recovery_bound_s, sigkill, wait_for
 from tests.workers.test_worker_tournaments import Deliberate, _register
 
@@ -27,14 +28,27 @@ def config(config: Config) -> Config:
     return crash_config(config)
 
 
+class SlowAtFirst(Deliberate):
+    """Thinks 80 ms a card for its first 40 cards (the rotation the test kills is among them),
+    then plays at once: the gauntlet's other deals go quickly."""
+
+    thought: ClassVar[int] = 0
+
+    def play(self, obs: Observation) -> Card:
+        SlowAtFirst.thought += 1
+        if SlowAtFirst.thought <= 40:
+            return super().play(obs)
+        return obs.legal.lowest()
+
+
 def test_a_gauntlet_whose_horse_is_killed_mid_match_plays_on_to_its_verdict(
     config: Config, store: Store, start_worker: Callable[[], Any]
 ) -> None:
     arena = Arena.from_config(config)
     with ExitStack() as stack:
-        slow = _register(store, stack, Deliberate, "deliberate")
+        slow = _register(store, stack, SlowAtFirst, "slow-at-first")
         opponents = ("house:easy", "house:easy")
-        request = gauntlets.Request("house:normal", slow, opponents, max_deals=6, hands=1)
+        request = gauntlets.Request("house:normal", slow, opponents, max_deals=10, hands=1)
         made = gauntlets.create(arena, request, started_by=OPERATOR, manages=[])
         worker = start_worker()
 
