@@ -360,7 +360,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(pair_row(pair, runs, [s for s in spreads if s.job.pair == pair], test))
     print()
     copied = [r for r in gauntlets if r.job.pair == copies]
-    print(false_positive_line(copies, copied, copies_test))
+    if copied:  # none with --copies 0
+        print(false_positive_line(copies, copied, copies_test))
     print(f"Wall time {wall:.0f} s")
 
 

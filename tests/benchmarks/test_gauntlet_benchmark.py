@@ -54,3 +54,9 @@ def test_the_simulation_prints_a_row_per_spread_and_difference(
     sequential.main(["--runs", "5", "--cap", "20"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 35 |")]
     assert len(rows) == 4 and rows[0].startswith("| 35 | 20 | 0 | 20 |")
+
+
+def test_the_benchmark_runs_one_arm_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    gauntlet.main(["--hard-runs", "0", "--runs", "1", "--deals", "10", "--copies", "0"])
+    out = capsys.readouterr().out
+    assert "| Normal vs Easy |" in out and "False positives" not in out and "Wall time" in out

@@ -51,8 +51,8 @@ def test_hard_against_normal_stops_with_better() -> None:
     any machine) costs 0.2 to 0.3 s a match of one hand here; at its 150 ms budget a match of
     one hand took 1.6 s, and the least 10 deals of a verdict (40 matches) over a minute.
     Hard beats Normal by about 20 points per hand over Easy opponents, with a standard
-    deviation of about 70 a deal of single hands, so at δ = 20 most seeds need more than 30
-    deals; this seed stops at 25."""
+    deviation of about 70 a deal of single hands, so at δ = 20 many seeds need more than 30
+    deals; this one stops at 11."""
     report = gauntlet(
         HardBot(2, max_samples=20, budget_s=60.0),
         "normal",
