@@ -34,8 +34,6 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from redis.exceptions import LockNotOwnedError
-
 from arena import tournaments
 from arena.context import Arena
 from arena.errors import (
@@ -258,16 +256,10 @@ def advance(arena: Arena, tournament_id: str) -> None:
     """Move the gauntlet on: keep the results of its finished deals, stop it when its test
     knows, else release its next rotation or deal its next deal. Safe to call at any time and
     again (a worker calls it after recording a rotation, the sweep for every live gauntlet)."""
-    lock = arena.store.redis.lock(
-        keys.gauntlet_lock(tournament_id), timeout=LOCK_TIMEOUT_S, blocking_timeout=LOCK_WAIT_S
-    )
-    if not lock.acquire():
-        return  # another step holds it: it moves the gauntlet on, or the sweep will
-    try:
-        _advance(arena, tournament_id)
-    finally:
-        with contextlib.suppress(LockNotOwnedError):
-            lock.release()
+    key = keys.gauntlet_lock(tournament_id)
+    with arena.store.held(key, timeout_s=LOCK_TIMEOUT_S, wait_s=LOCK_WAIT_S) as taken:
+        if taken:  # else another step held it: it moved the gauntlet on, or the sweep will
+            _advance(arena, tournament_id)
 
 
 def sweep(arena: Arena) -> None:

@@ -30,13 +30,9 @@ finds it held does nothing, and a release waits for it.
 
 from __future__ import annotations
 
-import contextlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from redis.exceptions import LockNotOwnedError
-from redis.lock import Lock
 
 from arena import tournaments
 from arena.config import Config
@@ -88,10 +84,9 @@ def matchmake(arena: Arena) -> list[str]:
     config = arena.config
     if not config.ladder_interval_s:
         return []
-    lock = arena.store.redis.lock(keys.LADDER_LOCK, timeout=LOCK_TIMEOUT_S)
-    if not lock.acquire(blocking=False):
-        return []
-    try:
+    with arena.store.held(keys.LADDER_LOCK, timeout_s=LOCK_TIMEOUT_S, wait_s=None) as taken:
+        if not taken:
+            return []
         for table_id in arena.store.open_ladder_tables():
             _advance(arena, table_id)
         members = ladder_members(arena)
@@ -102,30 +97,17 @@ def matchmake(arena: Arena) -> list[str]:
         ]
         arena.store.note_ladder_round(seated)
         return seated
-    finally:
-        _release(lock)
 
 
 def advance(arena: Arena, table_id: str) -> None:
     """Release the table's next rotation, or close the table (a worker calls this when it has
     recorded one of the table's matches). Nothing is lost if this does not happen (a worker
     dies first, or a round holds the lock too long): the next round advances every open table."""
-    lock = arena.store.redis.lock(
-        keys.LADDER_LOCK, timeout=LOCK_TIMEOUT_S, blocking_timeout=RELEASE_WAIT_S
-    )
-    if not lock.acquire():
-        return  # a round held it all along: the next round releases the rotation
-    try:
-        _advance(arena, table_id)
-    finally:
-        _release(lock)
-
-
-def _release(lock: Lock) -> None:
-    """Release the ladder's lock; one that expired meanwhile (a round slower than its timeout)
-    is someone else's now, and is left to them."""
-    with contextlib.suppress(LockNotOwnedError):
-        lock.release()
+    with arena.store.held(
+        keys.LADDER_LOCK, timeout_s=LOCK_TIMEOUT_S, wait_s=RELEASE_WAIT_S
+    ) as taken:
+        if taken:  # else a round held it all along: the next round releases the rotation
+            _advance(arena, table_id)
 
 
 def _advance(arena: Arena, table_id: str) -> None:

@@ -18,13 +18,15 @@ import hmac
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from typing import Any, TypedDict, Unpack
 
 import redis
 from cryptography.fernet import Fernet
 from redis.client import Pipeline
+from redis.exceptions import LockNotOwnedError
 
 from arena.errors import NameTakenError, NotFoundError, StaleVersionError, WrongStateError
 from arena.ratings import head_to_head, is_rated, rate, starting_rating
@@ -110,6 +112,21 @@ class Store:
     @classmethod
     def from_url(cls, url: str, secret_key: str | bytes, *, clock: Clock = time.time) -> Store:
         return cls(redis.Redis.from_url(url), secret_key, clock=clock)
+
+    @contextmanager
+    def held(self, key: str, *, timeout_s: float, wait_s: float | None) -> Iterator[bool]:
+        """redis-py's ``Lock`` on ``key``, expiring after ``timeout_s`` should its holder die:
+        yields whether it was taken, waiting up to ``wait_s`` for it (None: not at all). A lock
+        that expired while held (a holder slower than its timeout) is someone else's by the
+        time it would be released, and is left to them."""
+        lock = self.redis.lock(key, timeout=timeout_s, blocking_timeout=wait_s)
+        taken = bool(lock.acquire(blocking=wait_s is not None))
+        try:
+            yield taken
+        finally:
+            if taken:
+                with suppress(LockNotOwnedError):
+                    lock.release()
 
     def ping(self) -> bool:
         try:
