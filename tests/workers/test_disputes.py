@@ -9,11 +9,14 @@ is refused; and the amended result verifies with the ruling."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from arena import disputes
 from arena.context import Arena
@@ -34,10 +37,12 @@ from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import Status
 from bot_sdk.server import make_app
 from referee import Rules
-from replays.integrity import key_id_of, unpack
+from replays.cli import main as replays_cli
+from replays.integrity import key_id_of, public_key_pem, unpack
 from replays.log import MatchLog, TimeControl
 from replays.rulings import RulingError, check_amended
 from replays.upgrade import read_log
+from service import create_app
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import environment
 from tests.workers.test_transport_timing import shimmed
@@ -105,7 +110,7 @@ def _ratings(store: Store, bot_ids: list[str]) -> dict[str, Rating]:
 
 
 def test_the_evidence_shows_a_late_answer_and_an_upheld_ruling_replays_the_match_once(
-    played: tuple[Arena, str, str],
+    played: tuple[Arena, str, str], tmp_path: Path
 ) -> None:
     arena, tournament_id, bot_id = played
     store = arena.store
@@ -184,6 +189,14 @@ def test_the_evidence_shows_a_late_answer_and_an_upheld_ruling_replays_the_match
     new_log = _log(store, replacement)
     assert [h.deal for h in new_log.hands] == [h.deal for h in log.hands]  # the same deal
 
+    # the pages say so: the voided match, its replay, the ruling with the seat's view there
+    pages = create_app(arena.config).test_client()
+    assert b'id="voided"' in pages.get(f"/matches/{match.id}").data
+    assert b'id="replaces"' in pages.get(f"/matches/{replacement}").data
+    page = pages.get(f"/disputes/{dispute.id}").data
+    assert b'id="remedy"' in page and b'id="seat-view"' in page  # the tournament is over
+    assert b"mark-amended" in pages.get(f"/tournaments/{tournament_id}").data
+
     # the amended result verifies with the ruling, and a changed one does not
     public = arena.replay_key().public_key()
     keys = {key_id_of(public): public}
@@ -201,6 +214,20 @@ def test_the_evidence_shows_a_late_answer_and_an_upheld_ruling_replays_the_match
         check_amended(ruling or {}, other, replay, keys)
     with pytest.raises(RulingError, match="replacement"):
         check_amended(ruling or {}, original, other, keys)
+
+    # and so does python -m replays ruling, from the files an author downloads
+    files = {"ruling.json": ruling, "match.json": original, "replay.json": replay}
+    for name, content in files.items():
+        (tmp_path / name).write_text(json.dumps(content))
+    (tmp_path / "key.pem").write_bytes(public_key_pem(public))
+    args = ["ruling", str(tmp_path / "ruling.json"), "--original", str(tmp_path / "match.json"),
+            "--public-key", str(tmp_path / "key.pem")]  # fmt: skip
+    checked = CliRunner().invoke(
+        replays_cli, [*args, "--replacement", str(tmp_path / "replay.json")]
+    )
+    assert checked.exit_code == 0 and f"match {replacement}'s" in checked.output, checked.output
+    missing = CliRunner().invoke(replays_cli, args)
+    assert missing.exit_code == 1 and "give its replacement" in missing.output
 
 
 def test_a_rejected_ruling_changes_nothing(played: tuple[Arena, str, str]) -> None:
