@@ -942,6 +942,7 @@ class DisputeCreate(Schema):
     )
     decision = fields.Integer(
         load_default=None,
+        allow_none=True,
         validate=validate.Range(min=0, max=10_000),
         metadata={
             "description": "the decision's index in the hand, from 0, as the log counts them "
@@ -973,6 +974,7 @@ class RulingCreate(Schema):
     reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
     remedy = fields.String(
         load_default=None,
+        allow_none=True,
         validate=validate.OneOf(["replay"]),
         metadata={
             "description": "an upheld ruling's remedy: replay (the match voided and played "

@@ -22,7 +22,7 @@ import redis
 from redis.client import Pipeline
 
 from arena.amends import withdrawn_rating, withdrawn_standing
-from arena.errors import NotFoundError, WrongStateError
+from arena.errors import AlreadyDisputedError, NotFoundError, WrongStateError
 from arena.ratings import head_to_head, is_rated
 from arena.records import (
     Dispute,
@@ -38,12 +38,6 @@ from arena.records import (
 from arena.store import codecs, keys, replies
 from arena.store.codecs import timestamp
 from replays.log import MatchLog
-
-
-class AlreadyDisputedError(WrongStateError):
-    """An open dispute already contests that decision (or hand)."""
-
-    code = "conflict"
 
 
 class DisputeBook:

@@ -183,3 +183,5 @@ def test_an_owner_files_a_dispute_and_the_operator_rules_on_it(
         assert dispute_id in public and "rejected" in public
         again = CliRunner().invoke(main, [*rule, "--token", TOKEN, "--url", url])
         assert again.exit_code == 1 and "final" in again.output
+        hand = ["disputes", "file", match_id, "--hand", "1", "--statement", "the whole hand"]
+        assert "filed" in gongzhu(*hand, "--token", token, "--url", url)  # no --decision: null

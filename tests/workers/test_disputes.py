@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from arena import disputes
 from arena.context import Arena
-from arena.errors import NotAllowedError
+from arena.errors import AlreadyDisputedError, NotAllowedError
 from arena.records import (
     OPERATOR,
     DisputeStatus,
@@ -32,7 +32,6 @@ from arena.records import (
     TournamentStatus,
 )
 from arena.store import Store
-from arena.store.disputes import AlreadyDisputedError
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import Status
 from bot_sdk.server import make_app
