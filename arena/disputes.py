@@ -303,11 +303,10 @@ def apply_remedy(arena: Arena, dispute_id: str) -> None:
     dispute = arena.store.disputes.get(dispute_id)
     if dispute is None or dispute.ruling is None or dispute.ruling.remedy is None:
         return
-    ruling = dispute.ruling
-    if not ruling.applied:
-        arena.store.disputes.apply_replay(dispute_id, _log(arena, dispute.match_id))
-    if ruling.replacement is not None:
-        enqueue_match(arena.queue, ruling.replacement)
+    # the transaction is the one guard: it finds the ruling applied, or applies it, atomically
+    arena.store.disputes.apply_replay(dispute_id, _log(arena, dispute.match_id))
+    if dispute.ruling.replacement is not None:
+        enqueue_match(arena.queue, dispute.ruling.replacement)
 
 
 def queue_remedy_again(arena: Arena, dispute_id: str) -> Shown:
