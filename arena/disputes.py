@@ -268,7 +268,7 @@ def rule(
         replacement=replacement,
         ruled_at=now,
     )
-    ruled = arena.store.disputes.rule(dispute_id, ruling, arena.sealed_record(record))
+    ruled = arena.store.disputes.rule(dispute_id, match.id, ruling, arena.sealed_record(record))
     if remedy is not None:
         enqueue_remedy(arena.queue, dispute_id)
     return ruled

@@ -115,10 +115,13 @@ class DisputeBook:
         found = [d for d in map(self.get, replies.texts(ids)) if d is not None]
         return Page(found, replies.number(total), page, per_page)
 
-    def rule(self, dispute_id: str, ruling: Ruling, sealed: dict[str, Any]) -> Dispute:
-        """Keep the ruling on an open dispute and its sealed record; an upheld one with a
-        remedy is noted for :meth:`apply_replay`. :class:`WrongStateError` if it was ruled."""
-        key = keys.dispute(dispute_id)
+    def rule(
+        self, dispute_id: str, match_id: str, ruling: Ruling, sealed: dict[str, Any]
+    ) -> Dispute:
+        """Keep the ruling on an open dispute (on ``match_id``) and its sealed record. An upheld
+        one with a remedy claims the match for it: :class:`WrongStateError` if the dispute was
+        ruled, or if another ruling already voids the match."""
+        key, match_key = keys.dispute(dispute_id), keys.match(match_id)
 
         def store(pipe: Pipeline) -> Dispute:
             raw = replies.text(pipe.hget(key, "dispute"))
@@ -130,6 +133,12 @@ class DisputeBook:
                     f"dispute {dispute_id} was ruled on already ({dispute.status.value}): a "
                     "ruling is final"
                 )
+            voiding = replies.text(pipe.hget(match_key, "voiding"))
+            if ruling.remedy is not None and voiding is not None:
+                raise WrongStateError(
+                    f"match {match_id} is voided by the ruling on dispute {voiding} already: "
+                    "reject this one, or uphold it on that ruling's replay"
+                )
             ruled = replace(dispute, status=ruling.status, ruling=ruling)
             (filed,) = replies.scores(pipe.zmscore(keys.DISPUTES, [dispute_id]))
             pipe.multi()
@@ -140,18 +149,14 @@ class DisputeBook:
                 pipe.zadd(keys.tournament_rulings(dispute.tournament_id), {dispute_id: filed or 0})
             pipe.hdel(keys.DISPUTE_CLAIMS, dispute.claim)
             if ruling.remedy is not None:
-                pipe.sadd(keys.DISPUTE_REMEDIES, dispute_id)
+                pipe.hset(match_key, "voiding", dispute_id)
             return ruled
 
-        return replies.transaction(self.redis, store, key)
+        return replies.transaction(self.redis, store, key, match_key)
 
     def has_rating_effect(self, match_id: str) -> bool:
         """Whether the match's rating effect was kept when it was recorded."""
         return replies.boolean(self.redis.hexists(keys.match(match_id), "rating_effect"))
-
-    def remedies_to_apply(self) -> list[str]:
-        """The upheld disputes whose remedy is not applied yet."""
-        return sorted(replies.texts(self.redis.smembers(keys.DISPUTE_REMEDIES)))
 
     def apply_replay(self, dispute_id: str, log: MatchLog) -> bool:
         """The remedy ``replay`` of the ruling on ``dispute_id``, whose match's log is ``log``:
@@ -178,8 +183,6 @@ class DisputeBook:
             if ruling is None or ruling.remedy is not Remedy.REPLAY or ruling.replacement is None:
                 raise WrongStateError(f"dispute {dispute_id} has no ruling to replay its match")
             if ruling.applied:
-                pipe.multi()
-                pipe.srem(keys.DISPUTE_REMEDIES, dispute_id)
                 return False
             match = codecs.match_from(match_id, replies.fields(pipe.hgetall(keys.match(match_id))))
             if match.voided_by is not None:
@@ -227,7 +230,6 @@ class DisputeBook:
                         pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", -value)
             applied = replace(dispute, ruling=replace(ruling, applied=True))
             pipe.hset(keys.dispute(dispute_id), "dispute", codecs.to_json(applied))
-            pipe.srem(keys.DISPUTE_REMEDIES, dispute_id)
             return True
 
         return replies.transaction(self.redis, apply, *watched)

@@ -16,8 +16,9 @@ Keys (all under ``gz:``)::
     gz:tournament:{id}:failed       set of its failed match ids (each match's hash says why)
     gz:match:{id}                   hash: seats (JSON), status, deal label, result (JSON), times,
                                     failure, each seat's rating before and after it (JSON),
-                                    the dispute that voided it and its replacement, or the
-                                    match it replaces
+                                    the dispute whose ruling voids it ("voiding", set with
+                                    the ruling; "voided_by" once applied) and its replacement,
+                                    or the match it replaces
     gz:matches                      zset of match ids
     gz:match:{id}:verifications     hash: what the log's verification depends on (SHA-256) ->
                                     the verification's report (JSON)
@@ -58,7 +59,6 @@ Keys (all under ``gz:``)::
     gz:disputes:open                zset of the disputes not yet ruled on
     gz:disputes:claims              hash: "{match}/{hand}/{decision or *}" -> the open dispute
                                     contesting it (one at a time)
-    gz:disputes:remedies            set of the upheld disputes whose remedy is not yet applied
     gz:tournament:{id}:rulings      zset of the ruled disputes on a tournament's matches (its
                                     public record)
     gz:bot:{id}:disputes            zset of the disputes its owner filed
@@ -104,7 +104,6 @@ DEALS_TO_INDEX = "gz:deals-to-index"
 DISPUTES = "gz:disputes"
 DISPUTES_OPEN = "gz:disputes:open"
 DISPUTE_CLAIMS = "gz:disputes:claims"
-DISPUTE_REMEDIES = "gz:disputes:remedies"
 
 FAULTS_KEPT = 10_000
 """A participant's fault index keeps its latest faults, this many (its pages show 50 each)."""

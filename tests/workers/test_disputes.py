@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from arena import disputes
 from arena.context import Arena
-from arena.errors import AlreadyDisputedError, NotAllowedError
+from arena.errors import AlreadyDisputedError, NotAllowedError, WrongStateError
 from arena.records import (
     OPERATOR,
     DisputeStatus,
@@ -44,12 +44,13 @@ from replays.upgrade import read_log
 from service import create_app
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import environment
+from tests.workers.crashes import wait_for
 from tests.workers.test_transport_timing import shimmed
 from workers.jobs import apply_remedy, build_evidence, run_match, run_tournament
 
-TC = TimeControl(decision_ms=100, bank_ms=100, fault_limit=3)
+TC = TimeControl(decision_ms=300, bank_ms=300, fault_limit=3)
 """The first timeout spends the bank (its deadline: the bank), the next ones the limit alone."""
-DELAY_S = 0.5
+DELAY_S = 1.5
 """How long the shim holds each answer back: longer than the decision's limit and bank."""
 
 
@@ -57,8 +58,8 @@ DELAY_S = 0.5
 def played(
     config: Any, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[Arena, str, str]]:
-    """A rated tournament of one table (the slow bot and the three house bots, four
-    rotations of one hand), played; yields the arena, the tournament and the slow bot."""
+    """A rated tournament of one table (the slow bot and the three house bots, two matches of
+    one hand), played; yields the arena, the tournament and the slow bot."""
     for name, value in environment(config).items():
         monkeypatch.setenv(name, value)
     arena = Arena(config, store)
@@ -74,7 +75,7 @@ def played(
         spec = TournamentSpec(
             name="disputed",
             participants=(bot.id, "house:easy", "house:normal", "house:hard"),
-            format=Format(duplicate=True, matches_per_table=1, hands=1),
+            format=Format(duplicate=False, matches_per_table=2, hands=1),
             rules=Rules(),
             time_control=TC,
         )
@@ -181,7 +182,7 @@ def test_the_evidence_shows_a_late_answer_and_an_upheld_ruling_replays_the_match
     assert replayed is not None and replayed.status is MatchStatus.DONE
     assert replayed.replaces == match.id
     tournament = store.get_tournament(tournament_id)
-    assert tournament is not None and tournament.done == tournament.total == 5
+    assert tournament is not None and tournament.done == tournament.total == 3
     standings = {s.bot_id: s for s in store.standings(tournament_id)}
     assert standings[bot_id].matches == before_standings[bot_id].matches
     assert _ratings(store, [bot_id])[bot_id].matches == before_ratings[bot_id].matches
@@ -289,13 +290,22 @@ def test_a_remedy_interrupted_after_its_transaction_is_finished_by_its_retry_onc
 ) -> None:
     arena, tournament_id, bot_id = played
     store = arena.store
-    match = _matches(store, tournament_id)[2]
+    match = _matches(store, tournament_id)[1]
     dispute = disputes.file(
         arena, by=bot_id, match_id=match.id, hand=1, decision=None, statement="slow network"
     )
+    second = disputes.file(
+        arena, by=bot_id, match_id=match.id, hand=1, decision=_first_timeout(_log(store, match.id),
+        match.seats.index(bot_id)), statement="and this one",
+    )  # fmt: skip
     disputes.rule(
         arena, dispute.id, status=DisputeStatus.UPHELD, reason="upheld", remedy=Remedy.REPLAY
     )
+    with pytest.raises(WrongStateError, match="voided by the ruling on dispute"):
+        disputes.rule(
+            arena, second.id, status=DisputeStatus.UPHELD, reason="again", remedy=Remedy.REPLAY
+        )
+    disputes.rule(arena, second.id, status=DisputeStatus.REJECTED, reason="ruled on", remedy=None)
     before = _ratings(store, [bot_id])[bot_id]
 
     def crash(*args: object) -> None:
@@ -312,3 +322,34 @@ def test_a_remedy_interrupted_after_its_transaction_is_finished_by_its_retry_onc
     assert after.matches == before.matches - 1 and after.amended == 1
     assert arena.queue.job_ids.count(f"match-{replacement}") == 1
     assert dataclasses.replace(after, amended=0) != before
+
+
+def test_the_workers_build_the_evidence_apply_the_remedy_and_play_the_replay(
+    played: tuple[Arena, str, str], start_worker: Callable[[], Any]
+) -> None:
+    """The same, on real rq workers: the jobs filing and ruling queue are theirs to run."""
+    arena, tournament_id, bot_id = played
+    store = arena.store
+    match = _matches(store, tournament_id)[1]
+    dispute = disputes.file(
+        arena, by=bot_id, match_id=match.id, hand=1, decision=None, statement="slow network"
+    )
+    before = _ratings(store, [bot_id])[bot_id]
+    start_worker()
+    wait_for(lambda: store.disputes.evidence(dispute.id) is not None, 60, "the evidence")
+    disputes.rule(
+        arena, dispute.id, status=DisputeStatus.UPHELD, reason="upheld", remedy=Remedy.REPLAY
+    )
+    replacement = f"{match.id}-replay"
+
+    def replayed() -> bool:
+        found = store.get_match(replacement)
+        return found is not None and found.status is MatchStatus.DONE
+
+    wait_for(replayed, 120, "the replay recorded")
+    shown = store.disputes.get(dispute.id)
+    assert shown is not None and shown.ruling is not None and shown.ruling.applied
+    after = _ratings(store, [bot_id])[bot_id]
+    assert (after.matches, after.amended) == (before.matches, 1)  # one withdrawn, one added
+    tournament = store.get_tournament(tournament_id)
+    assert tournament is not None and tournament.done == tournament.total == 3
