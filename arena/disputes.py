@@ -278,8 +278,8 @@ def _check_replayable(arena: Arena, dispute: Dispute) -> None:
     match = matches.get(arena, dispute.match_id)
     if match.voided_by is not None:
         raise WrongStateError(f"match {match.id} was voided already, by dispute {match.voided_by}")
-    tournament = None if match.tournament_id is None else arena.store.get_tournament(
-        match.tournament_id)  # fmt: skip
+    tid = match.tournament_id
+    tournament = None if tid is None else arena.store.get_tournament(tid)
     if tournament is None or not match.deal_label:
         raise WrongStateError(f"match {match.id} is not a tournament's: it has no deal to replay")
     if tournament.status is TournamentStatus.CANCELLED:

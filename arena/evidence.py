@@ -30,8 +30,9 @@ from arena.records import Dispute, RegisteredBot
 from arena.store import Store, timestamp
 from bot_sdk.protocol import DecisionRequest, Status, body_sha256
 from bot_sdk.signing import sign
+from referee import Observation
 from replays.integrity import IntegrityError, check
-from replays.log import DecisionRecord, MatchLog, Timing
+from replays.log import DecisionRecord, HandRecord, MatchLog, Timing
 from replays.reask import ReaskError, Rebuilt, rebuild
 from replays.verify import replay
 
@@ -100,7 +101,8 @@ def _rerun(log: MatchLog, hand_number: int, index: int, embargoed: bool) -> dict
 
 def _until(
     log: MatchLog, hand_number: int, index: int
-) -> Iterator[tuple[Any, int, DecisionRecord, Any]]:
+) -> Iterator[tuple[HandRecord, int, DecisionRecord, Observation]]:
+    """:func:`replays.verify.replay` as far as decision ``index`` of hand ``hand_number``."""
     for step in replay(log):
         yield step
         if step[0].hand_number == hand_number and step[1] == index:
@@ -120,8 +122,12 @@ def _decision(
         rebuilt = rebuild(log, dispute.hand, index)
     except ReaskError as error:
         record = log.hands[dispute.hand - 1].decisions[index]
-        return {"hand": dispute.hand, "index": index, "recorded": _recorded(record),
-                "request": {"error": str(error)}}  # fmt: skip
+        return {
+            "hand": dispute.hand,
+            "index": index,
+            "recorded": _recorded(record),
+            "request": {"error": str(error)},
+        }
     record = rebuilt.record
     allowed = (record.time_limit_ms or 0) + (record.time_bank_ms or 0)
     return {

@@ -116,9 +116,12 @@ def check_amended(
         _check_replacement(original, replacement, wanted, public_keys)
         counts = str(wanted)
     return Amended(
-        str(ruling["dispute_id"]), str(ruling["ruling"]), ruling.get("remedy"), str(
-            ruling["match_id"]), counts
-    )  # fmt: skip
+        dispute_id=str(ruling["dispute_id"]),
+        ruling=str(ruling["ruling"]),
+        remedy=ruling.get("remedy"),
+        match_id=str(ruling["match_id"]),
+        counts=counts,
+    )
 
 
 def _check_replacement(

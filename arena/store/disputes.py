@@ -142,8 +142,8 @@ class DisputeBook:
             ruled = replace(dispute, status=ruling.status, ruling=ruling)
             (filed,) = replies.scores(pipe.zmscore(keys.DISPUTES, [dispute_id]))
             pipe.multi()
-            pipe.hset(key, mapping={"dispute": codecs.to_json(ruled), "sealed_ruling":
-                                    codecs.dumps(sealed)})  # fmt: skip
+            fields = {"dispute": codecs.to_json(ruled), "sealed_ruling": codecs.dumps(sealed)}
+            pipe.hset(key, mapping=fields)
             pipe.zrem(keys.DISPUTES_OPEN, dispute_id)
             if dispute.tournament_id:
                 pipe.zadd(keys.tournament_rulings(dispute.tournament_id), {dispute_id: filed or 0})
@@ -201,10 +201,12 @@ class DisputeBook:
                         standing = codecs.from_json(stored, Standing)
                         standings[bot_id] = withdrawn_standing(standing, log)
             ratings = [
-                (self._current(pipe, after.bot_id), withdrawn_rating(
-                    self._version(pipe, after), before, after))
+                (
+                    self._current(pipe, after.bot_id),
+                    withdrawn_rating(self._version(pipe, after), before, after),
+                )
                 for before, after in effect
-            ]  # fmt: skip
+            ]
             now = self._now()
             pipe.multi()
             pipe.hset(
