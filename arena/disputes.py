@@ -171,7 +171,7 @@ def listing(
     tournament_id: str | None = None,
 ) -> Page[Dispute]:
     """A tournament's ruled disputes (anyone); else the operator's view (all, or the open
-    ones) or an owner's (the disputes its bot's owner filed)."""
+    ones: ``open_only``) or an owner's (every dispute its bot's owner filed)."""
     book = arena.store.disputes
     if tournament_id is not None:
         return book.listing(page=page, per_page=per_page, tournament_id=tournament_id)
@@ -181,11 +181,7 @@ def listing(
         )
     if by == OPERATOR:
         return book.listing(page=page, per_page=per_page, open_only=open_only)
-    found = book.listing(page=page, per_page=per_page, bot_id=by)
-    if open_only:
-        shown = [d for d in found.items if d.status is DisputeStatus.OPEN]
-        return Page(shown, found.total, page, per_page)
-    return found
+    return book.listing(page=page, per_page=per_page, bot_id=by)
 
 
 def build_evidence(arena: Arena, dispute_id: str) -> None:

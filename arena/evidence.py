@@ -201,7 +201,7 @@ def _reask(
     """The same request asked again now, through the arena's transport, signed afresh, under
     the decision's own allowance (its limit and what was left of its bank then)."""
     if channel is None or bot is None:
-        return {"asked": False, "why": "the bot is no longer registered"}
+        return {"asked": False, "why": "the bot is retired, or no longer registered"}
     record = rebuilt.record
     request = DecisionRequest(
         rebuilt.observation,

@@ -770,7 +770,7 @@ def _evidence_lines(item: dict[str, Any]) -> Iterator[str]:
 
 @disputes.command("list")
 @dispute_token
-@click.option("--open", "open_only", is_flag=True, help="Only those not yet ruled on.")
+@click.option("--open", "open_only", is_flag=True, help="Only those not yet ruled on (operator).")
 @click.option("--tournament", help="A tournament's ruled disputes (no token needed).")
 @url_option
 def list_disputes(

@@ -965,7 +965,7 @@ class DisputeArgs(PageArgs):
     status = fields.String(
         load_default=None,
         validate=validate.OneOf(["open"]),
-        metadata={"description": "open: only the disputes not yet ruled on"},
+        metadata={"description": "open: only the disputes not yet ruled on (the operator)"},
     )
 
 

@@ -40,7 +40,7 @@ class Disputes(MethodView):
     def get(self, args: dict[str, Any]) -> Page[Dispute]:
         """List disputes, newest first: a tournament's ruled ones (``tournament``, anyone);
         else, with a token, the operator's view (all, or ``status=open``) or a bot owner's
-        (the disputes it filed)."""
+        (every dispute it filed)."""
         return disputes.listing(
             arena(),
             by=_caller(),
