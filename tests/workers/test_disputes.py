@@ -196,6 +196,8 @@ def test_the_evidence_shows_a_late_answer_and_an_upheld_ruling_replays_the_match
     page = pages.get(f"/disputes/{dispute.id}").data
     assert b'id="remedy"' in page and b'id="seat-view"' in page  # the tournament is over
     assert b"mark-amended" in pages.get(f"/tournaments/{tournament_id}").data
+    voided_divergence = pages.get(f"/api/matches/{match.id}/divergence?bot={bot_id}")
+    assert voided_divergence.status_code == 409 and replacement in voided_divergence.json["message"]
 
     # the amended result verifies with the ruling, and a changed one does not
     public = arena.replay_key().public_key()
