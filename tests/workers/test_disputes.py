@@ -126,7 +126,9 @@ def test_the_evidence_shows_a_late_answer_and_an_upheld_ruling_replays_the_match
         disputes.file(arena, by=bot_id, match_id=match.id, hand=1, decision=index, statement="x")
 
     build_evidence(dispute.id)
+    first = store.disputes.evidence(dispute.id)
     build_evidence(dispute.id)  # run again: the report is kept once
+    assert store.disputes.evidence(dispute.id) == first
     shown = disputes.get(arena, dispute.id, by=bot_id)
     assert shown.evidence is not None
     report = shown.evidence
