@@ -171,6 +171,10 @@ class Config:
     gauntlet_limit: str = setting("GONGZHU_GAUNTLET_LIMIT", "20 per day", _text)
     """Gauntlets a bot's owner may start (flask-limiter syntax); the operator is not limited."""
 
+    # -- disputes (docs/DISPUTES.md) --
+    dispute_limit: str = setting("GONGZHU_DISPUTE_LIMIT", "10 per day", _text)
+    """Disputes a bot's owner may file (flask-limiter syntax)."""
+
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Config:
         """The configuration in ``environ`` (default: this process's environment), completed

@@ -3,6 +3,7 @@ process holding pull bots' streams, their relay."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -55,5 +56,10 @@ class Arena:
 
     def sealed(self, log: MatchLog) -> dict[str, Any]:
         """``log`` sealed with the replay key, as a finished match is recorded."""
+        return self.sealed_record(log.to_json())
+
+    def sealed_record(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """A match log's JSON, or a dispute's ruling (:mod:`replays.rulings`), sealed with the
+        replay key."""
         key = self.replay_key()
-        return seal(log.to_json(), key, key_id=key_id_of(key.public_key()))
+        return seal(record, key, key_id=key_id_of(key.public_key()))

@@ -29,9 +29,11 @@ logger = logging.getLogger(__name__)
 
 
 def deal_logs(arena: Arena, tournament_id: str, deal_label: str) -> list[MatchLog]:
-    """The deal's recorded rotations' logs, by match id."""
+    """The deal's recorded rotations' logs, by match id (not those a ruling voided)."""
     found = []
     for match in sorted(arena.store.deal_matches(tournament_id, deal_label), key=lambda m: m.id):
+        if match.voided_by is not None:  # a ruling voided it: its replacement plays the seats
+            continue
         blob = arena.store.replay_blob(match.id)
         if blob is not None:
             found.append(read_log(unpack(blob)))

@@ -35,6 +35,11 @@ def divergence(
             f"match {match_id} is not one of a tournament's rotations of a deal: only those "
             "have other plays of the same cards to compare"
         )
+    if match.voided_by is not None:
+        raise WrongStateError(
+            f"match {match_id} was voided by dispute {match.voided_by}: compare its replay, "
+            f"{match.replaced_by}"
+        )
     held = _seat_of(match, bot, seat)
     logs = deal_logs(arena, match.tournament_id, match.deal_label)
     if len(logs) < 2:

@@ -64,6 +64,12 @@ class EmbargoedError(WrongStateError):
     code = "embargoed"
 
 
+class AlreadyDisputedError(WrongStateError):
+    """An open dispute already contests that decision (or hand)."""
+
+    code = "conflict"
+
+
 class StaleVersionError(ArenaError):
     """A write based on a version of a human game that another request has changed since."""
 

@@ -38,6 +38,8 @@ from arena.failures import MATCH_JOB_PREFIX
 
 RUN_TOURNAMENT = "workers.jobs.run_tournament"
 RUN_MATCH = "workers.jobs.run_match"
+BUILD_EVIDENCE = "workers.jobs.build_evidence"
+APPLY_REMEDY = "workers.jobs.apply_remedy"
 MATCH_JOB_TIMEOUT_S = 3 * 3600
 """A match job is stopped after 3 hours: far beyond any match under the time rules."""
 MATCH_RETRIES = 3
@@ -132,3 +134,21 @@ def workers_and_depth(queue: Queue, *, live_within_s: int) -> tuple[int, int]:
     cutoff = datetime.now(UTC) - timedelta(seconds=live_within_s)
     beats = [w.last_heartbeat for w in Worker.all(queue=queue)]
     return sum(1 for beat in beats if beat is not None and beat >= cutoff), queue.count
+
+
+# -- disputes -----------------------------------------------------------------------------------
+
+
+def enqueue_evidence(queue: Queue, dispute_id: str) -> None:
+    """Queue the job building a dispute's evidence (retried; building it twice keeps one)."""
+    queue.enqueue(
+        BUILD_EVIDENCE, dispute_id, job_id=f"evidence-{dispute_id}", retry=Retry(max=MATCH_RETRIES)
+    )
+
+
+def enqueue_remedy(queue: Queue, dispute_id: str) -> None:
+    """Queue the job applying an upheld ruling's remedy (retried; applied once however often it
+    runs, :meth:`arena.store.disputes.DisputeBook.apply_replay`)."""
+    queue.enqueue(
+        APPLY_REMEDY, dispute_id, job_id=f"remedy-{dispute_id}", retry=Retry(max=MATCH_RETRIES)
+    )

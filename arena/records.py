@@ -296,6 +296,12 @@ class Match:
     """The label of its deal sequence in its tournament (rotations of one deal share it)."""
     versions: tuple[str, ...] = ()
     """What each seat's bot answered as its version in ``hello`` (recorded matches)."""
+    voided_by: str | None = None
+    """The dispute whose ruling voided it (docs/DISPUTES.md): its result no longer counts."""
+    replaces: str | None = None
+    """The voided match it replays (the same deal and seats), by a dispute's ruling."""
+    replaced_by: str | None = None
+    """The match that replays it, once voided."""
 
 
 @dataclass(frozen=True)
@@ -330,6 +336,8 @@ class Standing:
     hands: int = 0
     faults: int = 0
     forfeits: int = 0
+    amended: int = 0
+    """Its results withdrawn by disputes' rulings (docs/DISPUTES.md)."""
     rank: int = 0
 
     @property
@@ -387,6 +395,8 @@ class Rating:
     first_match: str = ""
     last_match: str = ""
     """When its first and latest rated matches were recorded."""
+    amended: int = 0
+    """Its rated matches withdrawn by disputes' rulings (docs/DISPUTES.md)."""
 
     @property
     def conservative(self) -> float:
@@ -494,3 +504,59 @@ class Page(Generic[T]):
         """
         start = (page - 1) * per_page
         return cls(every[start : start + per_page], len(every), page, per_page)
+
+
+# -- disputes (docs/DISPUTES.md) -----------------------------------------------------------------
+
+
+class DisputeStatus(enum.StrEnum):
+    OPEN = "open"
+    """Filed, not yet ruled on."""
+    REJECTED = "rejected"
+    UPHELD = "upheld"
+
+
+class Remedy(enum.StrEnum):
+    """What an upheld ruling does to the match's result."""
+
+    REPLAY = "replay"
+    """The match voided (its result, standings and rating effect withdrawn) and played again
+    from its deal, with the same seats."""
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The operator's ruling on a dispute; ``applied`` once its remedy changed the results."""
+
+    status: DisputeStatus
+    reason: str
+    ruled_at: str
+    remedy: Remedy | None = None
+    replacement: str | None = None
+    """The match that replays the voided one (remedy ``replay``)."""
+    applied: bool = False
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """A bot's owner contesting one decision (or one hand) of a match its bot played."""
+
+    id: str
+    match_id: str
+    tournament_id: str | None
+    bot_id: str
+    seat: int
+    hand: int
+    """From 1."""
+    decision: int | None
+    """Its index in the hand, from 0 (as the log counts them); None: the whole hand."""
+    statement: str
+    status: DisputeStatus
+    filed_at: str
+    ruling: Ruling | None = None
+
+    @property
+    def claim(self) -> str:
+        """What it contests, as one open dispute at a time may: ``{match}/{hand}/{decision}``
+        (``*`` for the whole hand)."""
+        return f"{self.match_id}/{self.hand}/{'*' if self.decision is None else self.decision}"

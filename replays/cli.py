@@ -4,6 +4,7 @@
     python -m replays show match.json --hand 2
     python -m replays export match.json --hand 2 --seat 1 > seat-1.json
     python -m replays reask match.json --hand 2 --decision 17 --url http://127.0.0.1:8000/
+    python -m replays ruling ruling.json --original match.json --replacement replay.json --url …
 
 FILE is a log's JSON or its stored form (zlib-compressed canonical JSON); ``-`` reads standard
 input. ``verify`` and ``reask`` exit with 1 when the log or the bot fails the check; ``verify``
@@ -26,6 +27,7 @@ from replays.integrity import IntegrityError, check, digest, key_id_of, public_k
 from replays.log import MatchLog
 from replays.reask import ReaskError, reask
 from replays.render import count, render_match
+from replays.rulings import RulingError, check_amended
 from replays.schema import InvalidLogError, validate
 from replays.upgrade import LogReadError, read_log, upgrade
 from replays.verify import check_deals
@@ -272,3 +274,44 @@ def reask_command(
     if not result.same:
         _fail("verdict", result.verdict)
     _ok("verdict", result.verdict)
+
+
+@main.command()
+@click.argument("ruling", type=click.File("rb"))
+@click.option("--original", type=click.File("rb"), required=True, help="The log ruled on.")
+@click.option(
+    "--replacement",
+    type=click.File("rb"),
+    help="The replacement's log, when the ruling voided the match and played it again.",
+)
+@click.option("--public-key", type=click.File("rb"), help="The arena's public key (PEM).")
+@click.option("--url", help=f"The arena's address: fetch its public key from {KEY_PATH}.")
+def ruling(
+    ruling: IO[bytes],
+    original: IO[bytes],
+    replacement: IO[bytes] | None,
+    public_key: IO[bytes] | None,
+    url: str | None,
+) -> None:
+    """Check a dispute's sealed RULING (gongzhu-ruling/1) against the log it rules on and, for
+    a voided match, its replacement: each seal, that the ruling names exactly that log, and
+    that the replacement plays the same deal with the same seats and passes the referee."""
+    if (public_key is None) == (url is None):
+        raise click.UsageError("give the arena's key with --public-key or --url")
+    pem = public_key.read() if public_key is not None else _fetch_key(url or "")
+    try:
+        key = public_key_from_pem(pem)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--public-key/--url") from None
+    replaced = None if replacement is None else load_data(replacement.read())
+    try:
+        found = check_amended(
+            load_data(ruling.read()),
+            load_data(original.read()),
+            replaced,
+            {key_id_of(key): key},
+        )
+    except RulingError as error:
+        _fail("ruling", str(error))
+    _ok("ruling", f"dispute {found.dispute_id} {found.ruling} on match {found.match_id}")
+    _ok("result", f"the result that counts is match {found.counts}'s")

@@ -13,6 +13,7 @@ from arena.store import Store
 from service import errors
 from service.api import (
     bots,
+    disputes,
     divergences,
     failures,
     gauntlets,
@@ -85,6 +86,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
         divergences.blp,
         ladder.blp,
         gauntlets.blp,
+        disputes.blp,
         play.blp,
     ):
         api.register_blueprint(blueprint)

@@ -662,6 +662,162 @@ def doctor(
     sys.exit(0 if report.ok else 1)
 
 
+# -- disputes (docs/DISPUTES.md) -----------------------------------------------------------------
+
+
+@main.group()
+def disputes() -> None:
+    """Contest a decision your bot played; the operator rules (docs/DISPUTES.md)."""
+
+
+dispute_token = click.option(
+    "--token", envvar="GONGZHU_BOT_TOKEN",
+    help="Your bot's token (env GONGZHU_BOT_TOKEN), or the operator's.",
+)  # fmt: skip
+
+
+@disputes.command("file")
+@click.argument("match_id")
+@click.option("--hand", type=int, required=True, help="The hand, from 1.")
+@click.option(
+    "--decision", type=int, default=None, help="Its index in the hand, from 0 (default: the hand)."
+)
+@click.option("--statement", required=True, help="What you contest, briefly.")
+@dispute_token
+@url_option
+def file_dispute(
+    *, match_id: str, hand: int, decision: int | None, statement: str, token: str | None,
+    url: str | None,
+) -> None:  # fmt: skip
+    """File a dispute on a decision (or a hand) of MATCH_ID your bot played."""
+    if not token:
+        raise click.UsageError("filing needs your bot's --token (or GONGZHU_BOT_TOKEN)")
+    body = {"match_id": match_id, "hand": hand, "decision": decision, "statement": statement}
+    with _arena_errors():
+        made = _arena(url, "").call("POST", "/api/disputes", token=token, json=body)
+    click.echo(f"dispute {made['id']} filed; its evidence is being gathered: "
+               f"gongzhu disputes show {made['id']} --token …")  # fmt: skip
+
+
+@disputes.command("show")
+@click.argument("dispute_id")
+@dispute_token
+@click.option("--json", "as_json", is_flag=True, help="The whole dispute and evidence, as JSON.")
+@url_option
+def show_dispute(dispute_id: str, token: str | None, as_json: bool, url: str | None) -> None:
+    """A dispute, its ruling and (to its bot's owner and the operator) its evidence."""
+    arena = _arena(url, token)
+    with _arena_errors():
+        shown = arena.call(
+            "GET", f"/api/disputes/{dispute_id}", token=token or arena.operator_token
+        )
+    if as_json:
+        _echo_json(shown)
+        return
+    for line in dispute_lines(shown):
+        click.echo(line)
+
+
+def dispute_lines(shown: dict[str, Any]) -> Iterator[str]:
+    """A dispute as text: what it contests, the evidence decision by decision, the ruling."""
+    d = shown["dispute"]
+    what = "the whole hand" if d["decision"] is None else f"decision {d['decision']}"
+    yield f"dispute {d['id']} ({d['status']}): match {d['match_id']}, hand {d['hand']}, {what}"
+    yield f"  seat {d['seat']} ({d['bot_id']}), filed {d['filed_at']}: {d['statement']}"
+    report = shown.get("evidence")
+    if report is None:
+        yield "  evidence: " + ("being gathered" if not shown["evidence_ready"] else "not yours")
+    else:
+        yield f"  seal: {report['seal']}; referee re-run: " + (
+            "ok" if report["rerun"]["ok"] else str(report["rerun"]["discrepancy"]))  # fmt: skip
+        for item in report["decisions"]:
+            yield from _evidence_lines(item)
+    ruling = d.get("ruling")
+    if ruling:
+        remedy = f", remedy {ruling['remedy']}" if ruling["remedy"] else ""
+        applied = (
+            "" if not ruling["remedy"] else " (applied)" if ruling["applied"] else " (pending)"
+        )
+        yield f"  ruling: {ruling['status']}{remedy}{applied} at {ruling['ruled_at']}"
+        yield f"    {ruling['reason']}"
+        if ruling["replacement"]:
+            yield f"    replayed as match {ruling['replacement']}"
+
+
+def _evidence_lines(item: dict[str, Any]) -> Iterator[str]:
+    recorded, timing = item["recorded"], item.get("timing") or {}
+    yield f"  decision {item['index']}: {recorded['status']}" + (
+        f" ({recorded['fault']})" if recorded["fault"] else "")  # fmt: skip
+    request = item["request"]
+    if "error" in request:
+        yield f"    request: {request['error']}"
+        return
+    check = "matches the log" if request["matches"] else "no hash in the log"
+    yield f"    request: sha256 {request['sha256'][:16]}… {check}"
+    if timing.get("sent_us") is not None:
+        received = timing.get("received_us")
+        yield (
+            f"    sent at {timing['sent_us'] / 1000:.1f} ms, last byte received at "
+            + ("—" if received is None else f"{received / 1000:.1f} ms")
+            + f"; allowed {timing['allowed_ms']} ms, latency {timing['latency_ms']} ms"
+            + (f", deadline expired: {timing['deadline']}" if timing.get("deadline") else "")
+        )
+    asked = item["reask"]
+    if asked.get("asked"):
+        yield f"    asked again: {asked['status']} in {asked['latency_ms']} ms" + (
+            ", the same answer" if asked["same"] else "")  # fmt: skip
+
+
+@disputes.command("list")
+@dispute_token
+@click.option("--open", "open_only", is_flag=True, help="Only those not yet ruled on (operator).")
+@click.option("--tournament", help="A tournament's ruled disputes (no token needed).")
+@url_option
+def list_disputes(
+    token: str | None, open_only: bool, tournament: str | None, url: str | None
+) -> None:
+    """The operator's disputes (all, or --open), your bot's, or a tournament's rulings."""
+    arena = _arena(url, token)
+    params: dict[str, str] = {"per_page": "100"}
+    if open_only:
+        params["status"] = "open"
+    if tournament:
+        params["tournament"] = tournament
+    with _arena_errors():
+        found = arena.call(
+            "GET", "/api/disputes", token=None if tournament else token or arena.operator_token,
+            params=params,
+        )  # fmt: skip
+    for d in found["items"]:
+        what = "hand" if d["decision"] is None else f"decision {d['decision']}"
+        click.echo(f"{d['id']}  {d['status']:<8}  {d['match_id']} hand {d['hand']} {what}  "
+                   f"{d['bot_id']}: {d['statement'][:60]}")  # fmt: skip
+    click.echo(f"{found['total']} dispute(s)")
+
+
+@disputes.command("rule")
+@click.argument("dispute_id")
+@click.option("--reject", "rejected", metavar="REASON", help="Reject it, saying why.")
+@click.option("--uphold", "upheld", metavar="REASON", help="Uphold it, saying why.")
+@click.option("--remedy", type=click.Choice(["replay"]), default=None,
+              help="An upheld ruling's remedy: the match voided and played again.")  # fmt: skip
+@url_option
+@token_option
+def rule_dispute(
+    *, dispute_id: str, rejected: str | None, upheld: str | None, remedy: str | None,
+    url: str | None, token: str | None,
+) -> None:  # fmt: skip
+    """Rule on a dispute (operator): --reject REASON, or --uphold REASON --remedy replay."""
+    if (rejected is None) == (upheld is None):
+        raise click.UsageError("give --reject REASON or --uphold REASON")
+    status, reason = ("rejected", rejected) if rejected is not None else ("upheld", upheld)
+    body = {"status": status, "reason": reason, "remedy": remedy}
+    arena = _arena(url, token)
+    with _arena_errors():
+        ruled = arena.operator("POST", f"/api/disputes/{dispute_id}/ruling", json=body)
+    click.echo(f"dispute {ruled['id']}: {ruled['status']}")
+
+
 main.add_command(worker_command)
 main.add_command(cron_command)
 main.add_command(replay_group, "replay")

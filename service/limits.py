@@ -73,6 +73,11 @@ def gauntlet_limit() -> str:
     return arena().config.gauntlet_limit
 
 
+def dispute_limit() -> str:
+    """The configured limit on the disputes a bot's owner files."""
+    return arena().config.dispute_limit
+
+
 def owner_key() -> str:
     """Whose request it is: the bearer token's hash (never the token), else the address."""
     token = sent_token()

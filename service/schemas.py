@@ -533,6 +533,16 @@ class MatchSchema(Schema):
         fields.String(),
         metadata={"description": "each seat's version, as its bot answered in hello (recorded)"},
     )
+    voided_by = fields.String(
+        allow_none=True,
+        metadata={"description": "the dispute whose ruling voided it: its result no longer counts"},
+    )
+    replaced_by = fields.String(
+        allow_none=True, metadata={"description": "the match that replays it, once voided"}
+    )
+    replaces = fields.String(
+        allow_none=True, metadata={"description": "the voided match it replays (same deal, seats)"}
+    )
 
 
 class VerificationSchema(Schema):
@@ -561,6 +571,9 @@ class StandingSchema(Schema):
     points_per_hand = Rounded(3)
     faults = fields.Integer()
     forfeits = fields.Integer()
+    amended = fields.Integer(
+        metadata={"description": "its results withdrawn by disputes' rulings (docs/DISPUTES.md)"}
+    )
 
 
 class StandingsSchema(Schema):
@@ -601,6 +614,9 @@ class RatingSchema(Schema):
     seats = fields.Method("_seats", metadata={"description": "its rated matches by seat"})
     first_match = fields.String(metadata={"description": "when its first rated match ended"})
     last_match = fields.String(metadata={"description": "when its latest rated match ended"})
+    amended = fields.Integer(
+        metadata={"description": "its rated matches withdrawn by disputes' rulings"}
+    )
 
     def _seats(self, obj: Any) -> list[dict[str, Any]]:
         seats = self.get_attribute(obj, "seats", ())  # a ladder row's are its rating's
@@ -911,4 +927,108 @@ class ReadySchema(Schema):
     queue_depth = fields.Integer(required=True)
     pull_bots_connected = fields.Integer(
         required=True, metadata={"description": "pull bots whose stream is open now"}
+    )
+
+
+# -- disputes (docs/DISPUTES.md) ----------------------------------------------------------------
+
+
+class DisputeCreate(Schema):
+    match_id = fields.String(required=True, validate=validate.Length(min=1, max=128))
+    hand = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "the hand, from 1"},
+    )
+    decision = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0, max=10_000),
+        metadata={
+            "description": "the decision's index in the hand, from 0, as the log counts them "
+            "(null: the whole hand, each of your bot's decisions in it)"
+        },
+    )
+    statement = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=2000),
+        metadata={"description": "what you contest, briefly: the evidence does the rest"},
+    )
+
+
+class DisputeArgs(PageArgs):
+    tournament = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "a tournament's ruled disputes (no token needed)"},
+    )
+    status = fields.String(
+        load_default=None,
+        validate=validate.OneOf(["open"]),
+        metadata={"description": "open: only the disputes not yet ruled on (the operator)"},
+    )
+
+
+class RulingCreate(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(["rejected", "upheld"]))
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    remedy = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(["replay"]),
+        metadata={
+            "description": "an upheld ruling's remedy: replay (the match voided and played "
+            "again from its deal with the same seats); striking the fault is not offered"
+        },
+    )
+
+
+class RulingSchema(Schema):
+    status = fields.String(metadata={"description": "rejected or upheld"})
+    reason = fields.String()
+    ruled_at = fields.String()
+    remedy = fields.String(allow_none=True)
+    replacement = fields.String(
+        allow_none=True, metadata={"description": "the match that replays the voided one"}
+    )
+    applied = fields.Boolean(metadata={"description": "its remedy has changed the results"})
+
+
+class DisputeSchema(Schema):
+    """An ``arena.records.Dispute``."""
+
+    id = fields.String()
+    match_id = fields.String()
+    tournament_id = fields.String(allow_none=True)
+    bot_id = fields.String()
+    seat = fields.Integer()
+    hand = fields.Integer()
+    decision = fields.Integer(allow_none=True, metadata={"description": "null: the whole hand"})
+    statement = fields.String()
+    status = fields.String(metadata={"description": "open, rejected or upheld"})
+    filed_at = fields.String()
+    ruling = fields.Nested(RulingSchema, allow_none=True)
+
+
+class DisputeShownSchema(Schema):
+    """An ``arena.disputes.Shown``: a dispute with its evidence (its owner and the operator)
+    and its sealed ruling."""
+
+    dispute = fields.Nested(DisputeSchema, required=True)
+    evidence_ready = fields.Boolean(
+        metadata={"description": "the evidence report is built (a worker builds it on filing)"}
+    )
+    evidence = fields.Dict(
+        allow_none=True,
+        metadata={
+            "description": "the evidence report (docs/DISPUTES.md): its bot's owner and the "
+            "operator only; null while it is built"
+        },
+    )
+    sealed_ruling = fields.Dict(
+        allow_none=True,
+        metadata={
+            "description": "the ruling's sealed record (gongzhu-ruling/1, docs/REPLAYS.md), "
+            "once ruled"
+        },
     )

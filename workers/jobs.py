@@ -8,7 +8,7 @@ tournament's match jobs find its status and do nothing.
 
 from __future__ import annotations
 
-from arena import gauntlets, ladder, matches, tournaments
+from arena import disputes, gauntlets, ladder, matches, tournaments
 from arena.context import Arena
 
 
@@ -37,3 +37,13 @@ def run_gauntlets() -> None:
 def run_schedule(schedule_id: str) -> None:
     """One round of a scheduled tournament (``rq cron`` queues this)."""
     tournaments.play_scheduled_round(Arena.from_environment(), schedule_id)
+
+
+def build_evidence(dispute_id: str) -> None:
+    """Build a dispute's evidence report and keep it with the dispute (once)."""
+    disputes.build_evidence(Arena.from_environment(), dispute_id)
+
+
+def apply_remedy(dispute_id: str) -> None:
+    """Apply an upheld ruling's remedy (once), then queue the replacement match."""
+    disputes.apply_remedy(Arena.from_environment(), dispute_id)

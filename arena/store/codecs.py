@@ -172,6 +172,7 @@ def planned_match_fields(match: Match) -> dict[str, str]:
         "table_id": match.table_id or "",
         "deal_label": match.deal_label or "",
         "created_at": match.created_at,
+        **({"replaces": match.replaces} if match.replaces else {}),
     }
 
 
@@ -210,6 +211,9 @@ def match_from(match_id: str, raw: Mapping[str, str]) -> Match:
         deal_label=raw.get("deal_label") or None,
         result=from_json(raw["result"], MatchResult) if raw.get("result") else None,
         versions=tuple(json.loads(raw.get("versions", "[]"))),
+        voided_by=raw.get("voided_by") or None,
+        replaces=raw.get("replaces") or None,
+        replaced_by=raw.get("replaced_by") or None,
     )
 
 

@@ -15,7 +15,10 @@ Keys (all under ``gz:``)::
     gz:tournament:{id}:deals        hash: deal label -> its matches not yet recorded
     gz:tournament:{id}:failed       set of its failed match ids (each match's hash says why)
     gz:match:{id}                   hash: seats (JSON), status, deal label, result (JSON), times,
-                                    failure
+                                    failure, each seat's rating before and after it (JSON),
+                                    the dispute whose ruling voids it ("voiding", set with
+                                    the ruling; "voided_by" once applied) and its replacement,
+                                    or the match it replaces
     gz:matches                      zset of match ids
     gz:match:{id}:verifications     hash: what the log's verification depends on (SHA-256) ->
                                     the verification's report (JSON)
@@ -50,6 +53,15 @@ Keys (all under ``gz:``)::
                                     rotations are over
     gz:gauntlet:{id}:lock           a gauntlet's lock while it moves on (redis-py's Lock)
     gz:schedules                    hash: schedule id -> schedule (JSON)
+    gz:dispute:{id}                 hash: a dispute (JSON), its evidence report (JSON, written
+                                    once), its sealed ruling (JSON)
+    gz:disputes                     zset of dispute ids by filing order
+    gz:disputes:open                zset of the disputes not yet ruled on
+    gz:disputes:claims              hash: "{match}/{hand}/{decision or *}" -> the open dispute
+                                    contesting it (one at a time)
+    gz:tournament:{id}:rulings      zset of the ruled disputes on a tournament's matches (its
+                                    public record)
+    gz:bot:{id}:disputes            zset of the disputes its owner filed
     gz:replay-key                   string: the arena's Ed25519 key (PEM) sealing match logs,
                                     kept by the first caller, used when no GONGZHU_REPLAY_KEY
                                     is set (:meth:`arena.context.Arena.replay_key`)
@@ -89,6 +101,9 @@ HUMAN_BOTS = "gz:human-bots"
 PULL_CONNECTED = "gz:pull:connected"
 PULL_EVENTS = "gz:pull:events"
 DEALS_TO_INDEX = "gz:deals-to-index"
+DISPUTES = "gz:disputes"
+DISPUTES_OPEN = "gz:disputes:open"
+DISPUTE_CLAIMS = "gz:disputes:claims"
 
 FAULTS_KEPT = 10_000
 """A participant's fault index keeps its latest faults, this many (its pages show 50 each)."""
@@ -202,3 +217,15 @@ def pull_closed(bot_id: str, request_id: str) -> str:
 
 def pull_connection(bot_id: str) -> str:
     return f"gz:pull:{bot_id}:connection"
+
+
+def dispute(dispute_id: str) -> str:
+    return f"gz:dispute:{dispute_id}"
+
+
+def tournament_rulings(tournament_id: str) -> str:
+    return f"gz:tournament:{tournament_id}:rulings"
+
+
+def bot_disputes(bot_id: str) -> str:
+    return f"gz:bot:{bot_id}:disputes"

@@ -63,6 +63,7 @@ from arena.results import (
 )
 from arena.store import codecs, keys, replies
 from arena.store.codecs import timestamp
+from arena.store.disputes import DisputeBook
 from arena.store.mailbox import Mailbox
 from replays.deals import DealScheme, commitment_of, draw_secret
 from replays.integrity import pack
@@ -108,6 +109,8 @@ class Store:
         self._clock = clock
         self.mailbox = Mailbox(client, clock=clock)
         """Where the arena and its pull bots meet (:mod:`arena.store.mailbox`)."""
+        self.disputes = DisputeBook(client, clock=clock)
+        """Disputes, their evidence and rulings (:mod:`arena.store.disputes`)."""
 
     @classmethod
     def from_url(cls, url: str, secret_key: str | bytes, *, clock: Clock = time.time) -> Store:
@@ -725,7 +728,8 @@ class Store:
             if info.kind == "http" and replies.boolean(pipe.exists(keys.bot(info.bot_id)))
         ]
         now = self._now()
-        ratings = []
+        ratings: list[Rating] = []
+        before: list[Rating] = []
         if rated:  # an unrated match reads no rating
             before = [self._version_rating(pipe, s.bot_id, s.version) for s in log.seats]
             ratings = rate(log, before, at=now)
@@ -736,6 +740,9 @@ class Store:
             mapping=codecs.recorded_match_fields(log, finished_at=log.finished_at or now),
         )
         pipe.hdel(keys.match(log.match_id), "failure")
+        if ratings:  # what the match did to each seat's rating, for a ruling to withdraw
+            effect = codecs.to_json(list(zip(before, ratings, strict=True)))
+            pipe.hset(keys.match(log.match_id), "rating_effect", effect)
         pipe.hsetnx(keys.match(log.match_id), "created_at", log.started_at or now)
         self._index_match(pipe, log.match_id, seats, tid, seq, only_new=True)
         for seat, bot_id in registered:  # counters only: a bot's other fields are not rewritten

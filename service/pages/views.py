@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, render_template, request
 
-from arena import bots, divergences, gauntlets
+from arena import bots, disputes, divergences, gauntlets
 from arena import ladder as ladder_figures
 from arena.errors import ArenaError, NotFoundError
 from arena.ratings import ANCHOR, ANCHOR_MU, ANCHOR_SIGMA
@@ -39,6 +39,7 @@ TOURNAMENTS_PER_PAGE = 50
 TABLES_PER_PAGE = 50
 HEAD_TO_HEAD_PER_PAGE = 20
 DIVERGENCES_PER_PAGE = 20
+RULINGS_PER_PAGE = 100
 RECENT_GAUNTLETS = 10
 
 
@@ -157,6 +158,9 @@ def tournament(tournament_id: str) -> str:
         tables=tables,
         names=names([*record.spec.participants, *seated]),
         deal_secret=None if (secret := store().revealed_secret(record)) is None else secret.hex(),
+        rulings=disputes.listing(
+            arena(), by=None, page=1, per_page=RULINGS_PER_PAGE, tournament_id=tournament_id
+        ).items,
     )
 
 

@@ -10,10 +10,16 @@ import pytest
 from click.testing import CliRunner
 from cryptography.fernet import Fernet
 
+from arena import disputes
 from arena.context import Arena
+from arena.match_loop import InProcessSeat, play_match
+from arena.records import Format, TournamentSpec
 from arena.redis_server import start_redis
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
+from referee import Game, Rules
+from replays.deals import DealSource, deal_seed
+from replays.log import SeatInfo, TimeControl
 from service import Config, create_app
 from service.cli import main
 from tests.bot_sdk.bot_sdk_support import running
@@ -128,3 +134,54 @@ def test_a_gauntlet_is_started_followed_and_cannot_be_cancelled_once_over(
     cancel = ["gauntlet", "cancel", gauntlet_id, "--url", arena_url, "--token", TOKEN]
     over = CliRunner().invoke(main, cancel)
     assert over.exit_code == 1 and ": 409: " in over.output
+
+
+def test_an_owner_files_a_dispute_and_the_operator_rules_on_it(
+    served: tuple[str, Config],
+) -> None:
+    url, config = served
+    arena = Arena.from_config(config)
+    with running(make_app(LowestCard, None, verify_signatures=False)) as bot_url:
+        out = gongzhu("bots", "register", "mine", bot_url, "--contact", "me@x.org", "--url", url)
+        made = json.loads(out[: out.rindex("}") + 1])
+        bot, token = made["bot"]["id"], made["token"]
+        seats = [bot, "house:easy", "house:normal", "house:hard"]
+        rules = Rules(fixed_hands=1)
+        spec = TournamentSpec("cup", tuple(seats), Format(), rules, TimeControl(1000, 30000, 5))
+        tournament_id = arena.store.create_tournament(spec)
+        match_id = f"{tournament_id}-t1-d1-r1"
+        arena.store.create_match(
+            match_id, seats=seats, tournament_id=tournament_id, deal_label="t1:d1"
+        )
+        secret = arena.store.deal_secret(tournament_id)
+        log = play_match(
+            Game(rules, seed=deal_seed(secret, "t1:d1")),
+            [InProcessSeat(LowestCard(), SeatInfo(s, p, p)) for s, p in enumerate(seats)],
+            match_id=match_id,
+            deals=DealSource.committed(secret, "t1:d1"),
+            time_control=spec.time_control,
+            tournament_id=tournament_id,
+            rated=False,
+        )
+        arena.store.record_result(match_id, arena.sealed(log))
+        mine = next(i for i, r in enumerate(log.hands[0].decisions) if r.seat == 0)
+        file = ["disputes", "file", match_id, "--hand", "1", "--decision", str(mine)]
+        out = gongzhu(*file, "--statement", "my bot was in time", "--token", token, "--url", url)
+        dispute_id = out.split()[1]
+        assert out.startswith(f"dispute {dispute_id} filed")
+        listed = gongzhu("disputes", "list", "--open", "--token", TOKEN, "--url", url)
+        assert dispute_id in listed and "1 dispute(s)" in listed
+        assert "being gathered" in gongzhu("disputes", "show", dispute_id, "--token", token,
+                                           "--url", url)  # fmt: skip
+        disputes.build_evidence(arena, dispute_id)  # a worker's job
+        shown = gongzhu("disputes", "show", dispute_id, "--token", token, "--url", url)
+        assert "seal: ok; referee re-run: ok" in shown and f"decision {mine}: ok" in shown
+        assert "asked again: ok" in shown
+        rule = ["disputes", "rule", dispute_id, "--reject", "the answer was legal and counted"]
+        assert "rejected" in gongzhu(*rule, "--token", TOKEN, "--url", url)
+        public = gongzhu("disputes", "list", "--tournament", tournament_id, "--url", url)
+        assert dispute_id in public and "rejected" in public
+        again = CliRunner().invoke(main, [*rule, "--token", TOKEN, "--url", url])
+        assert again.exit_code == 1 and "final" in again.output
+        hand = ["disputes", "file", match_id, "--hand", "1", "--statement", "the whole hand"]
+        assert "filed" in gongzhu(*hand, "--token", token, "--url", url)  # no --decision: null

@@ -23,6 +23,7 @@ EXPECTED = {
     errors.NameTakenError: 409,
     errors.WrongStateError: 409,
     errors.EmbargoedError: 409,
+    errors.AlreadyDisputedError: 409,
     errors.StaleVersionError: 409,
     errors.TooManyError: 429,
     errors.InvalidError: 422,

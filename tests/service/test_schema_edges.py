@@ -393,7 +393,17 @@ ANSWERS: dict[str, tuple[set[str], set[str]]] = {
     "MatchResult": (set(), set()),
     "Match": (
         set(),
-        {"tournament_id", "table_id", "finished_at", "result", "failure", "deal_label"},
+        {
+            "tournament_id",
+            "table_id",
+            "finished_at",
+            "result",
+            "failure",
+            "deal_label",
+            "voided_by",
+            "replaced_by",
+            "replaces",
+        },
     ),
     "Verification": ({"ok", "integrity"}, {"discrepancy"}),
     "Standing": (set(), set()),
@@ -435,6 +445,10 @@ ANSWERS: dict[str, tuple[set[str], set[str]]] = {
     "PlayVersion": ({"version"}, set()),
     "PlayMove": ({"version"}, set()),
     "PlayLevel": ({"version", "level"}, set()),
+    "DisputeCreate": ({"match_id", "hand", "statement"}, {"decision"}),
+    "RulingCreate": ({"status", "reason"}, {"remedy"}),
+    "Dispute": (set(), {"tournament_id", "decision", "ruling"}),
+    "DisputeShown": ({"dispute"}, {"evidence", "sealed_ruling"}),
 }
 
 
@@ -505,6 +519,7 @@ def test_a_ladder_row_and_a_standing_show_their_figures_rounded_as_documented() 
         ],
         "first_match": "then",
         "last_match": "now",
+        "amended": 0,
     }
     standing = Standing(
         "bot_b",
@@ -526,4 +541,5 @@ def test_a_ladder_row_and_a_standing_show_their_figures_rounded_as_documented() 
         "points_per_hand": 3.333,
         "faults": 2,
         "forfeits": 1,
+        "amended": 0,
     }

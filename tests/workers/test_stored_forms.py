@@ -198,9 +198,10 @@ def test_standings_ratings_points_and_faults_load_and_are_written_the_same(store
     no_seat = '{"matches": 0, "placement_sum": 0, "points": 0, "hands": 0}'
     versioned = RATING[:-1] + (  # and the fields added with versions
         f', "version": "", "seats": [{", ".join([no_seat] * 4)}], "first_match": "", '
-        '"last_match": ""}'
+        '"last_match": "", "amended": 0}'  # and with disputes' rulings
     )
-    assert written == [STANDING, versioned, POINT, FAULT]  # a standing's rank is not stored
+    amended = STANDING[:-1] + ', "amended": 0}'
+    assert written == [amended, versioned, POINT, FAULT]  # a standing's rank is not stored
 
 
 def test_a_stored_schedule_loads_and_is_written_the_same(store: Store) -> None:
