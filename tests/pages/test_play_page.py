@@ -256,7 +256,7 @@ def test_the_setup_form_starts_a_match_with_the_chosen_opponents_and_variant(
     current = state(page, arena, game_id)
     assert current["rules"]["variants"] == ["no_exposure"]
     assert current["opponents"] == ["house:normal", "house:hard", "house:normal"]
-    expect(page.locator(".pos-top .pname")).to_have_text("Hard")
+    expect(page.locator(".pos-top .pname")).to_have_text("Hard across")
 
 
 def test_offline_the_table_still_opens_and_goes_on_when_back_online(
