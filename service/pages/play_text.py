@@ -1,6 +1,7 @@
 """What the Play page's script says, in the catalogs' source language: each message by the key
 the script asks for, translated per request from the same catalogs as the templates and given to
-the script in the page (docs/PAGES.md, "Languages"). ``{name}`` marks a value the script puts in.
+the script in the page (docs/PAGES.md, "Languages"). ``{name}`` marks a value the script puts in; a
+message about a seat has a ``_you`` twin for the person's own, as languages conjugate it.
 
 Nothing here decides a rule: the referee's refusal of a card arrives as a code and its
 parameters (``refusal`` in the API's state) and is worded from ``refusal.<code>``."""
@@ -69,6 +70,7 @@ MESSAGES: Mapping[str, str] = {
     "can_expose": N_("can expose"),
     "marker.on_table": N_("{name}: {card} fell, on the table"),
     "marker.taken": N_("{name}: {card} fell, taken by {seat}"),
+    "marker.taken_you": N_("{name}: {card} fell, taken by you"),
     "threat": N_("All-hearts threat: {seat}"),
     # the seats
     "you": N_("You"),
@@ -99,7 +101,9 @@ MESSAGES: Mapping[str, str] = {
     "felt.passing": N_("Passing"),
     "felt.your_turn": N_("Your turn"),
     "felt.won": N_("{seat} won the trick"),
+    "felt.won_you": N_("You won the trick"),
     "felt.last_trick": N_("Last trick: {seat} won it"),
+    "felt.last_trick_you": N_("Last trick: you won it"),
     "last_trick.show": N_("Show the last trick"),
     "last_trick.hide": N_("Back to this trick"),
     "exposed.some": N_("Exposed: {list}"),

@@ -34,6 +34,9 @@ BROWSER_LANGUAGE = {
 }
 """What a browser set to each language sends as Accept-Language."""
 SERIOUS = {"serious", "critical"}
+DESKTOP = pytest.mark.parametrize("page", [(1280, 900)], indirect=True, ids=["desktop"])
+PHONE = pytest.mark.parametrize("page", [(390, 844)], indirect=True, ids=["phone"])
+"""One size only, for what the other would not tell more about (the suite's time is counted)."""
 
 
 def say(language: str, key: str, **params: Any) -> str:
@@ -127,6 +130,7 @@ def test_a_whole_hand_in_the_browser_s_language_with_the_refusal_worded_in_it(
     screenshot(page, f"play-{language}-result")
 
 
+@DESKTOP
 def test_the_language_switch_is_kept_across_reloads_and_pages(page: Page, arena: Arena) -> None:
     in_language(page, "en")
     page.goto(arena.url + "/play")
@@ -150,6 +154,7 @@ def test_the_language_switch_is_kept_across_reloads_and_pages(page: Page, arena:
     expect(page.locator("#rules-link")).to_have_text("本场规则")
 
 
+@DESKTOP
 def test_the_seats_card_counts_drop_as_the_cards_land(page: Page, arena: Arena) -> None:
     in_language(page, "en")
     game_id = new_game(page, arena, rules=one_hand(), seed=seed_where(seat=0, exposable=False))
@@ -183,24 +188,27 @@ def test_the_seats_card_counts_drop_as_the_cards_land(page: Page, arena: Arena) 
             )
 
 
-@pytest.mark.parametrize(("retry_after", "words"), [("90", "90 s"), ("3600", "60 min")])
-def test_a_rate_limited_start_says_when_to_try_again(
-    page: Page, arena: Arena, retry_after: str, words: str
-) -> None:
+@PHONE
+def test_a_rate_limited_start_says_when_to_try_again(page: Page, arena: Arena) -> None:
     in_language(page, "es")
     page.goto(arena.url + "/play")
+    retry_after = ["90"]
 
     def limited(route: Route) -> None:
         body = '{"status": 429, "error": "rate_limited", "message": "too many"}'
-        headers = {"Retry-After": retry_after, "Content-Type": "application/json"}
+        headers = {"Retry-After": retry_after[0], "Content-Type": "application/json"}
         route.fulfill(status=429, headers=headers, body=body)
 
     page.route(arena.url + "/api/play", limited)
-    page.get_by_role("button", name="Empezar la partida").click()
-    expect(page.locator("#setup-message")).to_contain_text("Has empezado muchas partidas")
-    expect(page.locator("#setup-message")).to_contain_text(words)
+    start = page.get_by_role("button", name="Empezar la partida")
+    for seconds, words in [("90", "90 s"), ("3600", "60 min")]:
+        retry_after[0] = seconds
+        start.click()
+        expect(page.locator("#setup-message")).to_contain_text("Has empezado muchas partidas")
+        expect(page.locator("#setup-message")).to_contain_text(words)
 
 
+@PHONE
 def test_the_rules_page_shows_the_game_s_variants_in_the_chosen_language(
     page: Page, arena: Arena
 ) -> None:

@@ -173,6 +173,12 @@ class PlayTable {
     return s.kind === "house" ? t("level." + s.name.toLowerCase()) : s.name;
   }
 
+  // A message about a seat: its "_you" form when the seat is the person's own.
+  about(key, seat, params) {
+    if (seat === this.state.seat) return t(key + "_you", params || {});
+    return t(key, { ...params, seat: this.seatName(seat) });
+  }
+
   seatName(seat) {
     const s = this.state.seats[seat];
     if (s.position === "bottom") return t("you");
@@ -379,7 +385,7 @@ class PlayTable {
 
   markWinner(seat) {
     this.root.querySelector(".slot-" + this.position(seat)).classList.add("won");
-    this.$("felt-note").textContent = t("felt.won", { seat: this.seatName(seat) });
+    this.$("felt-note").textContent = this.about("felt.won", seat);
   }
 
   // -- rendering a state ---------------------------------------------------------------------------
@@ -465,7 +471,7 @@ class PlayTable {
     if (this.showLast && last) {
       for (const p of last.plays) this.putCard(p.seat, p.card);
       this.root.querySelector(".slot-" + this.position(last.winner)).classList.add("won");
-      note.textContent = t("felt.last_trick", { seat: this.seatName(last.winner) });
+      note.textContent = this.about("felt.last_trick", last.winner);
       this.feltTrick = null;
       return;
     }
@@ -474,7 +480,7 @@ class PlayTable {
       note.textContent = "";
     } else if (last && state.phase === "playing") {
       for (const p of last.plays) this.putCard(p.seat, p.card, true);
-      note.textContent = t("felt.last_trick", { seat: this.seatName(last.winner) });
+      note.textContent = this.about("felt.last_trick", last.winner);
     } else {
       note.textContent = state.phase === "exposing" ? t("felt.exposing") : state.phase === "passing" ? t("felt.passing") : "";
     }
@@ -485,7 +491,7 @@ class PlayTable {
     const state = this.state;
     const badges = state.markers.map((m) => {
       const params = { name: t("name." + m.card), card: cardName(m.card) };
-      const text = m.taken_by === null ? t("marker.on_table", params) : t("marker.taken", { ...params, seat: this.seatName(m.taken_by) });
+      const text = m.taken_by === null ? t("marker.on_table", params) : this.about("marker.taken", m.taken_by, params);
       return el("span", { class: "badge marker marker-" + m.name.toLowerCase(), "data-card": m.card }, [
         face(m.card, false), " " + text,
       ]);
