@@ -13,11 +13,13 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, Route, expect
 
+from arena.human_view import EXPOSURE_FACTORS
 from service.pages.i18n import LANGUAGES, translations
 from service.pages.play_text import MESSAGES
 from tests.pages.conftest import Arena, screenshot
 from tests.pages.test_play_page import (
     PLAYABLE,
+    hand_shown,
     new_game,
     open_game,
     play_one,
@@ -34,6 +36,7 @@ BROWSER_LANGUAGE = {
 }
 """What a browser set to each language sends as Accept-Language."""
 SERIOUS = {"serious", "critical"}
+NAMES = {"QS": "Pig", "JD": "Goat", "AH": "Hearts", "TC": "Transformer"}
 DESKTOP = pytest.mark.parametrize("page", [(1280, 900)], indirect=True, ids=["desktop"])
 PHONE = pytest.mark.parametrize("page", [(390, 844)], indirect=True, ids=["phone"])
 """One size only, for what the other would not tell more about (the suite's time is counted)."""
@@ -229,13 +232,26 @@ def test_the_rules_page_shows_the_game_s_variants_in_the_chosen_language(
     expect(page.locator("#pass-button")).to_be_visible()
 
 
-def test_the_table_has_no_serious_accessibility_violations(page: Page, arena: Arena) -> None:
+def test_exposed_cards_stay_beside_you_and_the_table_passes_axe_core(
+    page: Page, arena: Arena
+) -> None:
     in_language(page, "en")
     game_id = new_game(page, arena, rules=one_hand(), seed=seed_where(seat=0, exposable=True))
     open_game(page, arena, game_id)
     assert serious_violations(page) == []
-    page.locator("#no-expose-button").click()
+    exposable = page.locator(PLAYABLE).evaluate_all("bs => bs.map(b => b.dataset.card)")
+    for card in exposable:
+        page.locator(f"#hand button[data-card='{card}']").click()
+    page.locator("#expose-button").click()
     settled(page)
+    held = [c for c in exposable if c in hand_shown(page)]
+    beside = page.locator(".pos-bottom .pexposed .exposed-card")  # beside you until played
+    expect(beside).to_have_count(len(held))
+    for card in held:
+        effect = f"{NAMES[card]} ×{EXPOSURE_FACTORS[card]}"  # the referee's factor
+        expect(beside.filter(has=page.locator(f".card[data-card='{card}']"))).to_contain_text(
+            effect
+        )
     for _ in range(4):
         play_one(page, tap_twice=False)
     page.locator("#collected-button").click()

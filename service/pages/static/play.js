@@ -106,6 +106,12 @@ function startMatch(opponents, rules) {
 }
 
 function setupForm(form) {
+  // the rules page's link shows the variants ticked
+  const rules = form.querySelector("#setup-rules-link");
+  form.addEventListener("change", () => {
+    const variants = Array.from(form.querySelectorAll("input[name=variant]:checked"), (c) => c.value);
+    rules.href = "/play/rules" + (variants.length ? "?variants=" + variants.join(",") : "");
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const opponents = Array.from(form.querySelectorAll("select[name=opponent]"), (s) => s.value);
