@@ -9,7 +9,6 @@ import functools
 import io
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
@@ -65,8 +64,7 @@ def chosen_language() -> str:
 
 
 def use_language() -> str:
-    """Set this request's language (the templates' ``_`` speak it); a language chosen with
-    the switch is kept in a cookie for the next visits."""
+    """Set this request's language: the templates' ``_`` speak it."""
     language = chosen_language()
     g.language = language
     return language
@@ -85,14 +83,12 @@ def current() -> NullTranslations:
     return translations(g.get("language", SOURCE))
 
 
-def gettext(message: str, **variables: Any) -> str:
-    text = current().gettext(message)
-    return text % variables if variables else text
+def gettext(message: str) -> str:
+    return current().gettext(message)
 
 
-def ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
-    text = current().ngettext(singular, plural, n)
-    return text % {"num": n, **variables}
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return current().ngettext(singular, plural, n)
 
 
 def pgettext(context: str, message: str) -> str:
