@@ -110,6 +110,17 @@ def test_a_whole_hand_in_the_browser_s_language_with_the_refusal_worded_in_it(
     page.keyboard.press("Enter")
     expect(page.locator(f"#hand button[data-card='{chosen}']")).to_have_count(0)
     settled(page)
+    # a hint, worded in the language, then played
+    page.locator("#hint-button").click()
+    hinted = page.locator("#hand button.selected")
+    expect(hinted).to_have_count(1)
+    card = hinted.get_attribute("data-card") or ""
+    expect(page.locator("#message")).to_have_text(
+        say(language, "hint.play", cards=card_name(language, card))
+    )
+    page.locator("#play-button").click()
+    expect(page.locator(f"#hand button[data-card='{card}']")).to_have_count(0)
+    settled(page)
     refused = None
     while page.locator("#panel").is_hidden():
         current = state(page, arena, game_id)
