@@ -5,6 +5,7 @@ and knows no rules.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
@@ -38,14 +39,22 @@ _EXPOSED_NAMES = {"AH": "Hearts", **FALLEN}
 _HEARTS = SUITS[Suit.HEARTS]
 
 
-def exposure_effects() -> dict[str, str]:
-    """Each exposable card's effect, as the referee scores it: ``{"QS": "Pig ×2", …}``."""
-    effects = {}
+def exposure_factors() -> dict[str, int]:
+    """What exposing each exposable card multiplies its score by, as the referee scores it:
+    ``{"QS": 2, …}``."""
+    factors = {}
     for card in EXPOSABLE_CARDS:
         alone = CardSet.of([card])
-        factor = score_seat(alone, exposed=alone).score // score_seat(alone).score
-        effects[card_name(card)] = f"{_EXPOSED_NAMES[card_name(card)]} ×{factor}"
-    return effects
+        factors[card_name(card)] = score_seat(alone, exposed=alone).score // score_seat(alone).score
+    return factors
+
+
+EXPOSURE_FACTORS = exposure_factors()
+
+
+def exposure_effects() -> dict[str, str]:
+    """Each exposable card's effect, in English: ``{"QS": "Pig ×2", …}``."""
+    return {name: f"{_EXPOSED_NAMES[name]} ×{factor}" for name, factor in EXPOSURE_FACTORS.items()}
 
 
 EFFECTS = exposure_effects()
@@ -79,6 +88,24 @@ def for_you(reason: Reason) -> str:
     """The referee's reason for refusing the person's move, addressed to them: a reason the
     referee words "seat 2 must follow clubs" reads "You must follow clubs"."""
     return FOR_YOU[reason.code].format(**reason.parameters())
+
+
+def refusal_json(reason: Reason) -> dict[str, Any]:
+    """A refusal's code and its parameters as JSON, for a page that words it in the person's
+    language: cards by name, a suit by its letter, a phase or decision kind by its value."""
+    found: dict[str, Any] = {"code": reason.code.value}
+    for name, value in reason.parameters().items():
+        if value is None:
+            continue
+        if isinstance(value, CardSet):
+            found[name] = value.names()
+        elif isinstance(value, Suit):
+            found[name] = value.char
+        elif isinstance(value, enum.Enum):
+            found[name] = value.value
+        else:
+            found[name] = value if isinstance(value, int) else str(value)
+    return found
 
 
 def level_name(participant: str) -> str:
@@ -175,14 +202,22 @@ def _hand(table: HumanTable, obs: Observation, decision: Decision | None) -> lis
     cards = []
     for card in obs.hand:
         name = card_name(card)
-        entry: dict[str, Any] = {"card": name, "playable": False, "reason": None, "effect": None}
+        entry: dict[str, Any] = {
+            "card": name,
+            "playable": False,
+            "reason": None,
+            "refusal": None,
+            "effect": None,
+        }
         if decision is not None and card in decision.choices:
             entry["playable"] = True
             if kind is DecisionKind.EXPOSE:
                 entry["effect"] = EFFECTS[name]
         elif kind is DecisionKind.PLAY:
             why = table.game.play_refusal(table.seat, card)
-            entry["reason"] = None if why is None else for_you(why)
+            if why is not None:
+                entry["reason"] = for_you(why)
+                entry["refusal"] = refusal_json(why)
         cards.append(entry)
     return cards
 

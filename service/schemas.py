@@ -744,6 +744,13 @@ class PlayCardSchema(Schema):
     card = fields.String()
     playable = fields.Boolean(metadata={"description": "the referee allows choosing it now"})
     reason = fields.String(allow_none=True, metadata={"description": "why it cannot be played"})
+    refusal = fields.Dict(
+        allow_none=True,
+        metadata={
+            "description": "the referee's refusal of it: code (referee.Refusal) and parameters "
+            "(cards by name, suit by letter), for wording the reason in another language"
+        },
+    )
     effect = fields.String(allow_none=True, metadata={"description": "exposing it: 'Pig ×2'"})
 
 

@@ -247,6 +247,9 @@ def test_the_setup_form_starts_a_match_with_the_chosen_opponents_and_variant(
     expect(page.locator("h1")).to_have_text("Play")
     page.locator("#opponent-1").select_option("house:hard")
     page.locator("input[value=no_exposure]").check()
+    expect(page.locator("#setup-rules-link")).to_have_attribute(
+        "href", "/play/rules?variants=no_exposure"
+    )
     screenshot(page, "play-setup")
     page.get_by_role("button", name="Start the match").click()
     page.wait_for_url(f"{arena.url}/play/g_*")
@@ -256,7 +259,7 @@ def test_the_setup_form_starts_a_match_with_the_chosen_opponents_and_variant(
     current = state(page, arena, game_id)
     assert current["rules"]["variants"] == ["no_exposure"]
     assert current["opponents"] == ["house:normal", "house:hard", "house:normal"]
-    expect(page.locator(".pos-top .pname")).to_have_text("Hard")
+    expect(page.locator(".pos-top .pname")).to_have_text("Hard across")
 
 
 def test_offline_the_table_still_opens_and_goes_on_when_back_online(

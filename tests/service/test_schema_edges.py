@@ -411,7 +411,7 @@ ANSWERS: dict[str, tuple[set[str], set[str]]] = {
     "Rating": (set(), set()),
     "RatingPoint": (set(), set()),
     "RatingHistory": (set(), set()),
-    "PlayCard": (set(), {"reason", "effect"}),
+    "PlayCard": (set(), {"reason", "refusal", "effect"}),
     "PlaySeat": (set(), set()),
     "PlayEvent": (set(), {"seat", "card", "trick", "winner", "exposed"}),
     "PlayState": (

@@ -4,8 +4,11 @@
 // The game itself is never cached: /api/ always goes to the server, which keeps the game.
 "use strict";
 
-const CACHE = "gongzhu-play-1";
-const SHELL = ["/play", "/assets/pages.css", "/assets/pages.js", "/assets/play.css", "/assets/play.js"];
+const CACHE = "gongzhu-play-2";
+const SHELL = [
+  "/play", "/assets/pages.css", "/assets/pages.js", "/assets/play.css", "/assets/play.js",
+  "/assets/favicon.svg",
+];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)));
