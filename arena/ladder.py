@@ -142,6 +142,8 @@ def _advance(arena: Arena, table_id: str) -> None:
     )
     if waiting:
         release_match(arena.queue, waiting[0].id)
+    else:  # every rotation recorded or failed for good: the table has ended
+        store.close_ladder_table(table_id)
 
 
 def _all_playing(arena: Arena, participants: Sequence[str]) -> bool:
