@@ -22,7 +22,8 @@ rotation recorded but not followed by its release is released by the next round.
 
 **Stopping.** A table whose bot is paused, retired or taken out of the ladder is cancelled
 before its next rotation (what was played stays rated). A rotation whose job failed for good
-is marked failed by the workers' sweep (:mod:`arena.failures`) and the table moves on.
+is marked failed by the workers' sweep (:mod:`arena.failures`) and the table moves on; a table
+with no rotation left to play is closed, so its bots are free for new tables.
 
 One round at a time: a round holds the ladder's lock (redis-py's ``Lock``); a round that
 finds it held does nothing, and a release waits for it.

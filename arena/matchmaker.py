@@ -8,12 +8,11 @@ seat rotations, one after another, so every member holds every seat's cards once
 
 **By need.** Each table is built around its *host*: the registered member with room whose
 rating is the most uncertain (a new bot has the largest ``σ``), then the one with the fewest
-rated matches. **Close ratings.** Each of its three opponents is the member with room whose
-``μ`` is closest to a point drawn, for that seat, from the host's own rating, ``N(μ, σ)``
-(members equally close, as newcomers all at one ``μ``, are picked among at random): a
-well-known bot meets bots of its own strength, where a result says the most about the order;
-an uncertain one meets strengths across its whole range at every table, which is where its
-rating can be anywhere. The draws come from a seeded generator, so a round is reproducible.
+rated matches. **Close ratings.** Its three opponents are the members with room whose ``μ`` is
+closest to a point drawn from the host's own rating, ``N(μ, σ)``: a well-known bot meets bots
+of its own strength, where a result says the most about the order; an uncertain one meets
+strengths across its whole range, which is where its rating can be anywhere. The draw comes
+from a seeded generator, so a round is reproducible.
 
 >>> members = [Member("bot_new", 25.0, 8.3, 0, room=1), Member("bot_old", 30.0, 2.0, 80, room=2),
 ...            Member("house:easy", 18.0, 2.0, 99, house=True),
@@ -68,16 +67,12 @@ def choose_tables(members: Sequence[Member], *, tables: int, rng: random.Random)
         host = neediest(pool)
         if host is None:
             break
-        seated = [host.bot_id]
-        for _ in range(SEATS - 1):
-            target = rng.gauss(host.mu, host.sigma)
-            free = [m for m in pool.values() if m.has_room and m.bot_id not in seated]
-            if not free:
-                break
-            rng.shuffle(free)  # equally close members (newcomers all at one μ): any of them
-            seated.append(min(free, key=lambda m: abs(m.mu - target)).bot_id)
-        if len(seated) < SEATS:
+        target = rng.gauss(host.mu, host.sigma)
+        others = [m for m in pool.values() if m.has_room and m.bot_id != host.bot_id]
+        if len(others) < SEATS - 1:
             break
+        others.sort(key=lambda m: (abs(m.mu - target), m.bot_id))
+        seated = [host.bot_id, *(m.bot_id for m in others[: SEATS - 1])]
         rng.shuffle(seated)
         chosen.append(take_seats(pool, seated))
     return chosen

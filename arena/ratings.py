@@ -47,7 +47,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from openskill.models import PlackettLuce
@@ -67,9 +67,6 @@ ANCHOR_SIGMA = 1.0
 whose strength is known, and not zero, which the model cannot take."""
 NEW_VERSION_SIGMA = 6.0
 """The least ``σ`` a new version of a rated participant starts with."""
-Rotation = tuple[Sequence[str], Sequence[int]]
-"""One match of a ladder table as :func:`rate_table` reads it: the participant in each seat,
-and the points each scored."""
 
 
 def is_rated(log: MatchLog) -> bool:
@@ -90,22 +87,16 @@ def starting_rating(bot_id: str, version: str, previous: Rating | None) -> Ratin
 
 def rate(log: MatchLog, before: Sequence[Rating], *, at: str = "") -> list[Rating]:
     """Each seat's rating after the match, from ``before`` (one per seat, in seat order: the
-    rating of the version that sat there, :func:`starting_rating` if it is new), moved by the
-    match's places and with the match added to its figures (:func:`count`); the anchor's ``μ``
-    and ``σ`` stay as they are. ``at`` is when the match was recorded."""
-    counted = count(log, before, at=at)
-    return _moved(counted, [float(p) for p in log.places])
-
-
-def count(log: MatchLog, before: Sequence[Rating], *, at: str = "") -> list[Rating]:
-    """Each seat's rating with the match added to its figures (matches, points, faults, seats),
-    its ``μ`` and ``σ`` as they were: a ladder table's match, whose result moves the ratings
-    with its table's (:func:`rate_table`)."""
+    rating of the version that sat there, :func:`starting_rating` if it is new), with the match
+    added to its counts; the anchor's ``μ`` and ``σ`` stay as they are. ``at`` is when the
+    match was recorded."""
     if len(before) != len(log.seats):
         raise ValueError(f"{len(before)} ratings for {len(log.seats)} seats")
+    teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
+    after = MODEL.rate(teams, ranks=[float(p) for p in log.places])
     hands = log.outcome.hands_played
-    counted: list[Rating] = []
-    for seat, old in enumerate(before):
+    rated: list[Rating] = []
+    for seat, (old, team) in enumerate(zip(before, after, strict=True)):
         points = log.outcome.totals[seat]
         figures = old.seats[seat]
         seats = list(old.seats)
@@ -115,9 +106,12 @@ def count(log: MatchLog, before: Sequence[Rating], *, at: str = "") -> list[Rati
             figures.points + points,
             figures.hands + hands,
         )
-        counted.append(
+        moved = old.bot_id != ANCHOR
+        rated.append(
             replace(
                 old,
+                mu=team[0].mu if moved else old.mu,
+                sigma=team[0].sigma if moved else old.sigma,
                 matches=old.matches + 1,
                 points=old.points + points,
                 hands=old.hands + hands,
@@ -128,33 +122,7 @@ def count(log: MatchLog, before: Sequence[Rating], *, at: str = "") -> list[Rati
                 last_match=at,
             )
         )
-    return counted
-
-
-def rate_table(rotations: Sequence[Rotation], before: Mapping[str, Rating]) -> list[Rating]:
-    """The ratings of a ladder table's participants after it, from ``before`` (by participant),
-    moved by the points each scored over the table's rotations (:data:`Rotation`, the seats'
-    participants and points of each rotation played): places by total points, most first,
-    equal totals sharing a place. A duplicate table's rotations deal the same cards to every
-    seat, so the totals compare the participants without the luck of the cards. Figures are
-    not added (:func:`count` added each match's). The anchor's ``μ`` and ``σ`` stay."""
-    totals: dict[str, int] = {}
-    for seats, points in rotations:
-        for bot_id, scored in zip(seats, points, strict=True):
-            totals[bot_id] = totals.get(bot_id, 0) + scored
-    order = list(totals)
-    return _moved([before[b] for b in order], [-float(totals[b]) for b in order])
-
-
-def _moved(ratings: Sequence[Rating], ranks: Sequence[float]) -> list[Rating]:
-    """``ratings`` after one Plackett-Luce result (``ranks``: lower is better, equal is a tie),
-    the anchor's kept."""
-    teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in ratings]
-    after = MODEL.rate(teams, ranks=list(ranks))
-    return [
-        r if r.bot_id == ANCHOR else replace(r, mu=team[0].mu, sigma=team[0].sigma)
-        for r, team in zip(ratings, after, strict=True)
-    ]
+    return rated
 
 
 def head_to_head(log: MatchLog) -> Iterator[tuple[str, str, dict[str, int]]]:

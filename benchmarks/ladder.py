@@ -10,38 +10,37 @@ table, house Normal with room for any), seats tables with
 :func:`arena.matchmaker.choose_tables` or :func:`arena.matchmaker.random_tables` until nobody
 has room, and plays each table as 4 matches of 4 hands (``play_match`` with ``InProcessSeat``
 seats, as a worker plays house bots), the participants shifted one seat each time: the same
-deals in all four (duplicate) or four different deals (plain). A table is rated as the arena
-rates a ladder table (each match counted by :func:`arena.ratings.count`, then the table once
-by :func:`arena.ratings.rate_table`, on every participant's total points: 4 matches at once),
-or, as the issue's baseline and as the arena rates an operator's tournament, each match on its
-own by its places (:func:`arena.ratings.rate`). After every rating the shown order (by
+deals in all four (duplicate) or four different deals (plain). Each match is rated on its own,
+one after another, by :func:`arena.ratings.rate`. After every rating the shown order (by
 ``Rating.conservative``, highest first) is compared with the true order by Kendall's τ (τ-a: a
 tie counts as neither right nor wrong).
 
-    python -m benchmarks.ladder                 # 2 arms x 3 seeds x 2,000 matches: BENCHMARKS.md
-    python -m benchmarks.ladder --quick         # 2 arms x 1 seed x 300 matches
-    python -m benchmarks.ladder --experiment rating --experiment deals   # and more arms
+    python -m benchmarks.ladder                 # 4 arms x 5 seeds x 1,000 matches, 16 bots
+    python -m benchmarks.ladder --quick         # 4 arms x 1 seed x 300 matches
+    python -m benchmarks.ladder --experiment cards --experiment drift   # and more arms
 
-A run of 2,000 matches takes about a minute of one core (about 8 ms per hand). Each run is
+The default run takes about 6 minutes on 2 quiet cores (about 8 ms per hand in each of the 2
+processes), up to 3 times that on a busy machine; ``--quick`` about 20 seconds. Each run is
 seeded (its deals, its tables, its bots' random cards): the same options print the same
 figures, and an arm's figures do not depend on which other arms run beside it.
 
-Printed: a line per run as it ends; then the ratios: each arm's median matches to τ ≥ 0.9
-over those of the baseline (random tables, plain deals, each match rated), on both measures
-(when τ first reaches 0.9, and after which match it never falls below 0.9 again), the goal
-(at most 0.5) on the arena's arm; then a Markdown table, a row per arm: the runs; the matches
-until τ ≥ 0.9 was first reached (median, the lower of the middle two for an even count, and
-range over the seeds; "> N" for a run that never got there); in how many runs τ stayed at 0.9
-or above from then to the end; the matches after which it never fell below 0.9 again; the
-median τ after 100, 250, 500, 1,000, 2,000 and 4,000 matches (those within the run) and at
-its end; the registered bots' mean σ at the end. Then each participant's final μ averaged over
-the arena's runs and whether it falls as p grows (the true order holds), and the faults (0:
-no decision timed out).
+Printed: a line per run as it ends; then the ratios: the median matches of the matchmaker with
+duplicate deals ÷ those of random tables with plain deals, both to when τ first reaches 0.9
+(the goal's measure, at most 0.5) and to the match after which it never falls below 0.9 again
+(holds for good); then a Markdown table, a row per arm: the runs; the matches until τ ≥ 0.9
+was first reached (median, the lower of the middle two for an even count, and range over the
+seeds; "> N" for a run that never got there); in how many runs τ stayed at 0.9 or above from
+then to the end; the matches after which it never fell below 0.9 again; the median τ after
+100, 250, 500, 1,000, 2,000 and 4,000 matches (those within the run) and at its end; the
+registered bots' mean σ at the end. Then each participant's final μ averaged over the runs
+of the four arena arms and whether it falls as p grows (the true order holds), and the faults
+(0: no decision timed out).
 
-``--experiment NAME`` (repeatable) adds arms (:data:`EXPERIMENTS`): ``rating``, each goal arm
-with the other's rating; ``deals``, the other two of tables × deals under the arena's rating;
-``drift``, openskill's default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`,
-no drift).
+``--experiment NAME`` (repeatable) adds arms that rate or seat otherwise than the arena does,
+without changing the arena's modules (:data:`EXPERIMENTS`): ``table``, ``table4`` and
+``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``drift`` rates with openskill's
+default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`, no drift); ``spread``
+seats tables with :func:`spread_tables`.
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Protocol
 
@@ -62,8 +61,16 @@ from openskill.models import PlackettLuce
 
 from arena import ratings
 from arena.match_loop import InProcessSeat, play_match
-from arena.matchmaker import Member, Table, choose_tables, random_tables
-from arena.ratings import ANCHOR, count, rate, rate_table, starting_rating
+from arena.matchmaker import (
+    SEATS,
+    Member,
+    Table,
+    choose_tables,
+    neediest,
+    random_tables,
+    take_seats,
+)
+from arena.ratings import ANCHOR, rate, starting_rating
 from arena.records import Rating
 from bot_sdk.bot import Bot, CardAnswer, CardsAnswer
 from bot_sdk.house import NormalBot
@@ -83,8 +90,8 @@ TIME_CONTROL = TimeControl(decision_ms=10_000, bank_ms=600_000, fault_limit=5)
 """Generous, so that a busy machine never turns a slow decision into a fault."""
 VERSION = "1"
 SIZE = 16
-FULL_MATCHES = 2000
-FULL_SEEDS = 3
+FULL_MATCHES = 1000
+FULL_SEEDS = 5
 QUICK_MATCHES = 300
 QUICK_SEEDS = 1
 CHECKPOINTS = (100, 250, 500, 1000, 2000, 4000)
@@ -153,7 +160,36 @@ class Chooser(Protocol):
     ) -> list[Table]: ...
 
 
-CHOOSERS: dict[str, Chooser] = {"matchmaker": choose_tables, "random": random_tables}
+def spread_tables(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:
+    """An experiment: :func:`~arena.matchmaker.choose_tables` with a point drawn from the
+    host's ``N(μ, σ)`` for each of its three opponents, rather than one point for all three:
+    an uncertain host meets its whole range at every table, a well-known one still meets its
+    own strength."""
+    pool = {m.bot_id: m for m in members}
+    chosen: list[Table] = []
+    while len(chosen) < tables:
+        host = neediest(pool)
+        if host is None:
+            break
+        seated = [host.bot_id]
+        for _ in range(SEATS - 1):
+            target = rng.gauss(host.mu, host.sigma)
+            free = [m for m in pool.values() if m.has_room and m.bot_id not in seated]
+            if not free:
+                break
+            seated.append(min(free, key=lambda m: (abs(m.mu - target), m.bot_id)).bot_id)
+        if len(seated) < SEATS:
+            break
+        rng.shuffle(seated)
+        chosen.append(take_seats(pool, seated))
+    return chosen
+
+
+CHOOSERS: dict[str, Chooser] = {
+    "matchmaker": choose_tables,
+    "random": random_tables,
+    "spread": spread_tables,
+}
 
 
 @dataclass(frozen=True)
@@ -164,38 +200,49 @@ class Arm:
 
     tables: str
     duplicate: bool
-    rating: str = "table"
-    """``table``: as the arena rates a ladder table; ``match``: each match on its own
-    (:func:`rate_table_of`)."""
+    rating: str = "match"
+    """``match``: each match on its own (the arena); ``table``, ``table4`` or ``cards``: see
+    :data:`RATINGS`."""
     drift: bool = False
 
     @property
     def name(self) -> str:
         deals = "duplicate deals" if self.duplicate else "plain deals"
-        rating = ", table rated once" if self.rating == "table" else ", each match rated"
         model = ", σ drift (openskill's default tau)" if self.drift else ""
-        return f"{self.tables}, {deals}{rating}{model}"
+        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}"
 
 
-ARMS = (Arm("matchmaker", duplicate=True), Arm("random", duplicate=False, rating="match"))
-"""The goal's two arms: the arena (the matchmaker, duplicate deals, a table rated once) and the
-issue's baseline (random tables, plain deals, each match rated on its own by its places)."""
+ARMS = (
+    Arm("matchmaker", duplicate=True),
+    Arm("matchmaker", duplicate=False),
+    Arm("random", duplicate=True),
+    Arm("random", duplicate=False),
+)
+RATINGS = {
+    "match": "",
+    "table": ", table rated by total points",
+    "table4": ", table rated 4 times by total points",
+    "cards": ", rated by the same cards",
+}
+"""How a duplicate table's 4 matches are rated: each on its own, by its places (the arena);
+the table once, by each participant's total points over the 4 (:func:`as_one_match`), or
+that same result 4 times, as if it were 4 matches; or 4 times, once per seat's cards, by the
+points each participant scored holding them (:func:`by_cards`)."""
 EXPERIMENTS = {
-    "rating": [
-        Arm("matchmaker", duplicate=True, rating="match"),
-        Arm("random", duplicate=False),
-    ],
-    "deals": [Arm("matchmaker", duplicate=False), Arm("random", duplicate=True)],
+    "table": [Arm("matchmaker", duplicate=True, rating="table")],
+    "cards": [Arm("matchmaker", duplicate=True, rating="cards")],
+    "table4": [Arm("matchmaker", duplicate=True, rating="table4")],
     "drift": [
         Arm("matchmaker", duplicate=True, drift=True),
-        Arm("random", duplicate=False, rating="match", drift=True),
+        Arm("random", duplicate=False, drift=True),
     ],
+    "spread": [Arm("spread", duplicate=True)],
 }
-"""More arms: ``rating``, each of the goal's arms with the other's rating, which tells the
-rating's share of the difference from the tables' and deals'; ``deals``, the other two of
-tables × deals under the arena's rating; ``drift``, openskill's default ``tau``, with which a
-bot's σ settles where each match's added ``tau²`` cancels what the match taught instead of
-shrinking with its matches (the arena's ratings before they were made drift-free)."""
+"""Changes to the arena tried here, not in the arena: a duplicate table rated by total points
+or by the same cards (:data:`RATINGS`); openskill's default ``tau``, with which a bot's σ
+settles where each match's added ``tau²`` cancels what the match taught instead of shrinking
+with its matches (the arena's ratings before they were made drift-free); and a matchmaker
+that draws a point for each opponent (:func:`spread_tables`)."""
 
 
 @contextmanager
@@ -291,23 +338,49 @@ def play_table(
     return logs
 
 
-def rate_table_of(board: dict[str, Rating], logs: Sequence[MatchLog], rating: str) -> Iterator[int]:
-    """Rate a table's matches into ``board`` as the arm says, yielding after each change of the
-    shown order the matches that change stands for: ``table`` as the arena rates a ladder
-    table (each match counted, :func:`arena.ratings.count`, then the table's result,
-    :func:`arena.ratings.rate_table`: 4 matches); ``match`` each match on its own by its
-    places (:func:`arena.ratings.rate`, as the arena rates an operator's tournament: 1 each)."""
+def rate_match(board: dict[str, Rating], log: MatchLog) -> None:
+    before = [board[seat.bot_id] for seat in log.seats]
+    for after in rate(log, before):
+        board[after.bot_id] = after
+
+
+def places_by(points: Sequence[int]) -> tuple[int, int, int, int]:
+    """Places by points, most first; equal points share a place."""
+    a, b, c, d = (1 + sum(other > mine for other in points) for mine in points)
+    return (a, b, c, d)
+
+
+def as_one_match(logs: Sequence[MatchLog]) -> MatchLog:
+    """The last rotation's log placed by every participant's total points over all the
+    table's rotations: the table rated as one match (an experiment)."""
+    totals: dict[str, int] = {}
     for log in logs:
-        before = [board[seat.bot_id] for seat in log.seats]
-        for after in (rate if rating == "match" else count)(log, before):
-            board[after.bot_id] = after
-        if rating == "match":
-            yield 1
+        for seat, info in enumerate(log.seats):
+            totals[info.bot_id] = totals.get(info.bot_id, 0) + log.outcome.totals[seat]
+    last = logs[-1]
+    return replace(last, places=places_by([totals[info.bot_id] for info in last.seats]))
+
+
+def by_cards(logs: Sequence[MatchLog]) -> list[MatchLog]:
+    """Each rotation's log placed by the points its participants scored holding one seat's
+    cards (rotation k: seat k's), each in the rotation where they held them: four comparisons
+    of the same cards, without their luck (an experiment, duplicate deals only)."""
+    rated = []
+    for k, log in enumerate(logs):
+        held = {other.seats[k].bot_id: other.outcome.totals[k] for other in logs}
+        rated.append(replace(log, places=places_by([held[info.bot_id] for info in log.seats])))
+    return rated
+
+
+def to_rate(logs: Sequence[MatchLog], rating: str) -> list[tuple[MatchLog, int]]:
+    """What a table's logs are rated as under ``rating``, each with the matches it stands for."""
     if rating == "table":
-        rotations = [([s.bot_id for s in log.seats], log.outcome.totals) for log in logs]
-        for after in rate_table(rotations, board):
-            board[after.bot_id] = after
-        yield len(logs)
+        return [(as_one_match(logs), len(logs))]
+    if rating == "table4":
+        return [(as_one_match(logs), 1)] * len(logs)
+    if rating == "cards":
+        return [(log, 1) for log in by_cards(logs)]
+    return [(log, 1) for log in logs]
 
 
 def run(job: Job) -> RunResult:
@@ -331,7 +404,8 @@ def run(job: Job) -> RunResult:
                     table, entrants, secret, f"r{rounds}t{t + 1}", duplicate=job.arm.duplicate
                 )
                 faults += sum(sum(log.faults) for log in logs)
-                for matches in rate_table_of(board, logs, job.arm.rating):
+                for log, matches in to_rate(logs, job.arm.rating):
+                    rate_match(board, log)
                     played += matches
                     taus.append(
                         (played, kendall_tau([board[e.bot_id].conservative for e in order]))
@@ -401,12 +475,13 @@ MEASURES = {"first": "first reaches", "settled": "holds for good"}
 
 
 def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
-    """Each arm's median matches to τ ≥ target over those of the issue's baseline (random
-    tables, plain deals, each match rated), on both measures; the goal is on the first arm."""
-    baseline = ARMS[1]
+    """Each matchmaker-with-duplicate-deals arm's median matches to τ ≥ target over those of
+    random tables with plain deals, as the arena rates, on both measures (the goal is on the
+    first arm)."""
+    baseline = ARMS[3]
     lines = []
     for arm in arms:
-        if arm == baseline:
+        if arm.tables != "matchmaker" or not arm.duplicate:
             continue
         for measure, said in MEASURES.items():
             ours, theirs = median_of(results, arm, measure), median_of(results, baseline, measure)
@@ -422,9 +497,9 @@ def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -
 
 
 def order_lines(results: Sequence[RunResult], size: int) -> list[str]:
-    """Every entrant's final μ averaged over the runs of the arena's arm, and whether it falls
-    as p grows."""
-    arena = [r for r in results if r.job.arm == ARMS[0]]
+    """Every entrant's final μ averaged over the runs of the arena's own four arms (the
+    experiments' ratings are left out), and whether it falls as p grows."""
+    arena = [r for r in results if r.job.arm in ARMS]
     order = field(size)
     means = [statistics.fmean(r.final_mu[i] for r in arena) for i in range(size)]
     shown = ", ".join(f"{e.bot_id} {mu:.2f}" for e, mu in zip(order, means, strict=True))
@@ -435,7 +510,7 @@ def order_lines(results: Sequence[RunResult], size: int) -> list[str]:
     ]
     verdict = "yes" if not wrong else "no: " + ", ".join(wrong)
     return [
-        f"Final μ, mean of the {len(arena)} runs of {ARMS[0].name}: {shown}",
+        f"Final μ, mean of the {len(arena)} runs of the first four arms: {shown}",
         f"μ falls as p grows: {verdict}",
     ]
 

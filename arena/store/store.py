@@ -29,7 +29,7 @@ from redis.client import Pipeline
 from redis.exceptions import LockNotOwnedError
 
 from arena.errors import NameTakenError, NotFoundError, StaleVersionError, WrongStateError
-from arena.ratings import count, head_to_head, is_rated, rate, rate_table, starting_rating
+from arena.ratings import head_to_head, is_rated, rate, starting_rating
 from arena.records import (
     BotFault,
     BotStatus,
@@ -453,45 +453,7 @@ class Store:
         return {tid: tuple(json.loads(seats)) for tid, seats in raw.items()}
 
     def close_ladder_table(self, tournament_id: str) -> None:
-        """Take a table that has ended off the open tables and rate it by its recorded matches
-        (:func:`~arena.ratings.rate_table`), at once: a table is rated once however often it
-        is closed (a closed table is no longer open), and a match recorded meanwhile changes
-        the ratings watched, so the table is read again with it."""
-        raw = replies.text(self.redis.hget(keys.LADDER_OPEN, tournament_id))
-        if raw is None:
-            return
-        participants = list(json.loads(raw))
-        watched = [keys.LADDER_OPEN, keys.tournament(tournament_id)]
-        watched += [keys.rating(b) for b in participants]
-        watched += [keys.rating_versions(b) for b in participants]
-
-        def close(pipe: Pipeline) -> None:
-            if not replies.boolean(pipe.hexists(keys.LADDER_OPEN, tournament_id)):
-                return
-            ratings, last = self._table_ratings(pipe, tournament_id, participants)
-            pipe.multi()
-            pipe.hdel(keys.LADDER_OPEN, tournament_id)
-            self._write_ratings(pipe, ratings, last, self._now())
-
-        replies.transaction(self.redis, close, *watched)
-
-    def _table_ratings(
-        self, pipe: Pipeline, tournament_id: str, participants: Sequence[str]
-    ) -> tuple[list[Rating], str]:
-        """A ladder table's participants' ratings after its recorded matches, and the last of
-        those matches (none and "" for a table not rated or not played)."""
-        fields = replies.fields(pipe.hgetall(keys.tournament(tournament_id)))
-        if not fields or not codecs.tournament_from(tournament_id, fields).spec.rated:
-            return [], ""
-        ids = replies.texts(pipe.zrange(keys.tournament_matches(tournament_id), 0, -1))
-        found = [(m, replies.fields(pipe.hgetall(keys.match(m)))) for m in ids]
-        played = [codecs.match_from(m, raw) for m, raw in found if raw.get("result")]
-        rotations = [(m.seats, m.result.totals) for m in played if m.result is not None]
-        if not rotations or len(set(participants)) != len(participants):
-            return [], ""
-        version = {b: v for m in played for b, v in zip(m.seats, m.versions, strict=True)}
-        before = {b: self._version_rating(pipe, b, version.get(b, "")) for b in participants}
-        return rate_table(rotations, before), played[-1].id
+        self.redis.hdel(keys.LADDER_OPEN, tournament_id)
 
     def note_ladder_round(self, tables: Sequence[str]) -> None:
         """Keep when the matchmaker ran and the tables it seated (for ``/api/ladder/status``)."""
@@ -764,11 +726,9 @@ class Store:
         ]
         now = self._now()
         ratings = []
-        ladder_table = tournament.get("ladder") == "1"
         if rated:  # an unrated match reads no rating
             before = [self._version_rating(pipe, s.bot_id, s.version) for s in log.seats]
-            # a ladder table's match is counted; its result moves the ratings with its table's
-            ratings = (count if ladder_table else rate)(log, before, at=now)
+            ratings = rate(log, before, at=now)
         pipe.multi()
         pipe.set(keys.replay(log.match_id), blob, nx=True)
         pipe.hset(
@@ -799,24 +759,16 @@ class Store:
             status = _status_after(tournament, done=done, failed=failed)
             fields = {"done": str(done), "status": status, "updated_at": now}
             pipe.hset(keys.tournament(tid), mapping=fields)
-        self._write_ratings(pipe, ratings, "" if ladder_table else log.match_id, now)
+        for rating in ratings:
+            point = RatingPoint(log.match_id, rating.mu, rating.sigma, now)
+            pipe.set(keys.rating(rating.bot_id), codecs.to_json(rating))
+            pipe.hset(keys.rating_versions(rating.bot_id), rating.version, codecs.to_json(rating))
+            pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
+            pipe.rpush(keys.history(rating.bot_id, rating.version), codecs.to_json(point))
         if rated:
             for bot_id, opponent, figures in head_to_head(log):
                 for figure, value in figures.items():
                     pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", value)
-
-    def _write_ratings(
-        self, pipe: Pipeline, ratings: Sequence[Rating], moved_by: str, now: str
-    ) -> None:
-        """Queue each rating's writes; a point of its history when ``moved_by`` names the match
-        after which its ``μ`` and ``σ`` moved."""
-        for rating in ratings:
-            pipe.set(keys.rating(rating.bot_id), codecs.to_json(rating))
-            pipe.hset(keys.rating_versions(rating.bot_id), rating.version, codecs.to_json(rating))
-            pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
-            if moved_by:
-                point = RatingPoint(moved_by, rating.mu, rating.sigma, now)
-                pipe.rpush(keys.history(rating.bot_id, rating.version), codecs.to_json(point))
 
     def _index_match(
         self,

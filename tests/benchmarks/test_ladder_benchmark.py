@@ -3,9 +3,11 @@ matches: this checks that it works, not how fast the order becomes right)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from arena import ratings
+from arena.matchmaker import Member
 from benchmarks import ladder
 from replays.log import MatchLog
 
@@ -18,9 +20,9 @@ def test_ladder_prints_a_row_for_each_of_the_four_arms(
     for arm in ladder.ARMS:
         row = next(line for line in out.splitlines() if line.startswith(f"| {arm.name} |"))
         assert "| 1 |" in row, row  # one run
-    baseline = ladder.ARMS[1].name
-    assert f"{ladder.ARMS[0].name} ÷ {baseline}, first reaches: " in out
-    assert f"{ladder.ARMS[0].name} ÷ {baseline}, holds for good: " in out
+    head = "matchmaker, duplicate deals ÷ random, plain deals"
+    assert f"{head}, first reaches: " in out and f"{head}, holds for good: " in out
+    assert out.index(f"{head}, first reaches") < out.index("| arm |")  # ratios first
     assert "μ falls as p grows" in out
     assert "Faults: 0;" in out
 
@@ -49,16 +51,31 @@ def test_a_duplicate_table_plays_one_deal_sequence_everyone_one_seat_on_each_tim
     ]
 
 
-def test_a_table_is_rated_as_the_arena_rates_it_and_a_match_on_its_own(
+def test_a_table_rated_as_one_match_is_placed_by_total_points(
     duplicate_logs: list[MatchLog],
 ) -> None:
-    start = {e.bot_id: ratings.starting_rating(e.bot_id, "1", None) for e in ladder.field(5)}
-    board = dict(start)
-    assert list(ladder.rate_table_of(board, duplicate_logs, "table")) == [4]  # once, for 4
-    rotations = [([s.bot_id for s in log.seats], log.outcome.totals) for log in duplicate_logs]
-    moved = {r.bot_id: (r.mu, r.sigma) for r in ratings.rate_table(rotations, start)}
-    assert {b: (board[b].mu, board[b].sigma) for b in TABLE} == moved
-    assert all(board[b].matches == 4 for b in TABLE)  # every match counted
-    each = dict(start)
-    assert list(ladder.rate_table_of(each, duplicate_logs, "match")) == [1, 1, 1, 1]
-    assert each["bot_p25"].matches == 4 and each["bot_p25"].mu != board["bot_p25"].mu
+    totals = dict.fromkeys(TABLE, 0)
+    for log in duplicate_logs:
+        for seat, info in enumerate(log.seats):
+            totals[info.bot_id] += log.outcome.totals[seat]
+    one = ladder.as_one_match(duplicate_logs)
+    assert one.places == ladder.places_by([totals[info.bot_id] for info in one.seats])
+
+
+def test_rated_by_the_same_cards_each_rotation_ranks_who_did_best_with_one_seats_cards(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    for k, rated in enumerate(ladder.by_cards(duplicate_logs)):
+        held = {log.seats[k].bot_id: log.outcome.totals[k] for log in duplicate_logs}
+        assert rated.places == ladder.places_by([held[info.bot_id] for info in rated.seats])
+    assert ladder.places_by([10, -5, 10, -200]) == (1, 3, 1, 4)
+
+
+def test_spread_tables_seat_distinct_members_within_their_room() -> None:
+    members = [Member(f"bot_{i}", 20.0 + i, 8.0 - i / 4, i, room=1) for i in range(9)]
+    members.append(Member("house:normal", 25.0, 1.0, 99, house=True))
+    tables = ladder.spread_tables(members, tables=9, rng=random.Random(3))
+    assert len(tables) in (2, 3)  # 9 registered bots with room for one, house Normal for any
+    assert all(len(set(t)) == 4 for t in tables)
+    seated = [b for t in tables for b in t if b != "house:normal"]
+    assert len(seated) == len(set(seated))

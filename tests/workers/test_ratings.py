@@ -45,26 +45,16 @@ def _result(seats: Sequence[str], rng: random.Random, match_id: str) -> MatchLog
 
 
 def _play(
-    field: dict[str, Rating],
-    entrants: Sequence[str],
-    matches: int,
-    rng: random.Random,
-    *,
-    by_table: bool = False,
+    field: dict[str, Rating], entrants: Sequence[str], matches: int, rng: random.Random
 ) -> list[dict[str, float]]:
-    """``matches`` random tables of ``entrants`` rated into ``field``, each match on its own
-    (an operator's tournament) or counted and then rated as a ladder table of one match;
-    each match's μ of all."""
+    """``matches`` random tables of ``entrants`` rated into ``field``; each match's μ of all."""
     seen = []
     for n in range(matches):
         seats = rng.sample(list(entrants), 4)
         log = _result(seats, rng, f"m{n}")
         before = [field.get(s) or ratings.starting_rating(s, "1", None) for s in seats]
-        for rating in (ratings.count if by_table else ratings.rate)(log, before):
+        for rating in ratings.rate(log, before):
             field[rating.bot_id] = rating
-        if by_table:
-            for rating in ratings.rate_table([(seats, log.outcome.totals)], field):
-                field[rating.bot_id] = rating
         seen.append({b: r.mu for b, r in field.items()})
     return seen
 
@@ -73,16 +63,13 @@ def _window(seen: list[dict[str, float]], bot_id: str) -> float:
     return statistics.fmean(step[bot_id] for step in seen)
 
 
-@pytest.mark.parametrize("by_table", [False, True], ids=["matches", "ladder tables"])
-def test_the_anchor_holds_the_scale_of_a_field_of_unchanged_bots_over_many_matches(
-    by_table: bool,
-) -> None:
+def test_the_anchor_holds_the_scale_of_a_field_of_unchanged_bots_over_many_matches() -> None:
     rng = random.Random(7)
     field: dict[str, Rating] = {}
     entrants = [*STRENGTH]  # the house bots and five bots, none of them ever changing
-    early = _play(field, entrants, 3000, rng, by_table=by_table)[-500:]
+    early = _play(field, entrants, 3000, rng)[-500:]
     settled = {b: field[b].sigma for b in entrants}
-    late = _play(field, entrants, 3000, rng, by_table=by_table)[-500:]
+    late = _play(field, entrants, 3000, rng)[-500:]
     anchor = field["house:normal"]
     assert (anchor.mu, anchor.sigma) == (ratings.ANCHOR_MU, ratings.ANCHOR_SIGMA)
     assert anchor.matches > 2500  # it played and was counted: only its rating never moves
@@ -93,22 +80,6 @@ def test_the_anchor_holds_the_scale_of_a_field_of_unchanged_bots_over_many_match
     assert all(field[b].sigma < settled[b] for b in entrants if b != "house:normal")
     # and the order of the field is its true order
     assert sorted(entrants, key=lambda b: _window(late, b)) == sorted(entrants, key=STRENGTH.get)
-
-
-def test_a_table_is_placed_by_its_total_points_over_its_rotations() -> None:
-    start = {b: ratings.starting_rating(b, "1", None) for b in ("a", "b", "c", "house:normal")}
-    # "a" is last in two rotations and first in the third, yet scores the most in all
-    rotations = [
-        (("a", "b", "c", "house:normal"), (-10, 0, -5, -20)),
-        (("b", "c", "house:normal", "a"), (0, -5, -20, -10)),
-        (("c", "house:normal", "a", "b"), (-100, -120, 100, -90)),
-    ]
-    after = {r.bot_id: r for r in ratings.rate_table(rotations, start)}
-    assert after["a"].mu > after["b"].mu > after["c"].mu > start["a"].mu - 10
-    assert after["house:normal"] == start["house:normal"]  # the anchor stays
-    assert all(r.matches == 0 for r in after.values())  # figures are count's
-    tie = ratings.rate_table([(("a", "b", "c", "house:normal"), (0, 0, -5, -5))], start)
-    assert tie[0].mu == tie[1].mu  # equal totals share a place
 
 
 def test_a_new_version_starts_from_the_last_one_with_a_wider_sigma() -> None:
