@@ -22,7 +22,8 @@ rotation recorded but not followed by its release is released by the next round.
 
 **Stopping.** A table whose bot is paused, retired or taken out of the ladder is cancelled
 before its next rotation (what was played stays rated). A rotation whose job failed for good
-is marked failed by the workers' sweep (:mod:`arena.failures`) and the table moves on.
+is marked failed by the workers' sweep (:mod:`arena.failures`) and the table moves on; a table
+with no rotation left to play is closed, so its bots are free for new tables.
 
 One round at a time: a round holds the ladder's lock (redis-py's ``Lock``); a round that
 finds it held does nothing, and a release waits for it.
@@ -142,6 +143,8 @@ def _advance(arena: Arena, table_id: str) -> None:
     )
     if waiting:
         release_match(arena.queue, waiting[0].id)
+    else:  # every rotation recorded or failed for good: the table has ended
+        store.close_ladder_table(table_id)
 
 
 def _all_playing(arena: Arena, participants: Sequence[str]) -> bool:

@@ -20,7 +20,9 @@ def test_ladder_prints_a_row_for_each_of_the_four_arms(
     for arm in ladder.ARMS:
         row = next(line for line in out.splitlines() if line.startswith(f"| {arm.name} |"))
         assert "| 1 |" in row, row  # one run
-    assert "matchmaker, duplicate deals ÷ random, plain deals: " in out
+    head = "matchmaker, duplicate deals ÷ random, plain deals"
+    assert f"{head}, first reaches: " in out and f"{head}, holds for good: " in out
+    assert out.index(f"{head}, first reaches") < out.index("| arm |")  # ratios first
     assert "μ falls as p grows" in out
     assert "Faults: 0;" in out
 

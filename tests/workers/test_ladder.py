@@ -135,3 +135,19 @@ def test_a_table_left_unplanned_by_a_dead_round_is_planned_by_the_next(
     assert _queued(arena) == [match_job_id(o1)]  # planned, and its first rotation released
     tournament = store.get_tournament(orphan)
     assert tournament is not None and tournament.status is TournamentStatus.RUNNING
+
+
+def test_a_table_whose_last_match_failed_for_good_is_closed(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    arena = Arena.from_config(config)
+    first, _ = enter(store, stack, "first"), enter(store, stack, "second")
+    [table_id] = ladder.matchmake(arena)
+    *played, last = _rotations(store, table_id)
+    for match_id in played:
+        matches.play(arena, match_id)
+    assert store.mark_match_failed(last, "the workers' sweep gave up on it")
+    [seated] = ladder.matchmake(arena)  # closed: its bots have room for a new table again
+    assert seated != table_id and list(store.open_ladder_tables()) == [seated]
+    rating = store.rating(first)
+    assert rating is not None and rating.matches == 3
