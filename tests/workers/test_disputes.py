@@ -153,6 +153,11 @@ def test_the_evidence_shows_a_late_answer_and_an_upheld_ruling_replays_the_match
     assert timing["bytes_received"] == 12 and timing["bytes_sent"] > 0
     assert timing["latency_ms"] >= timing["allowed_ms"]
     assert timing["connection"] in ("new", "reused")
+    # the answer's rest never came in: there is no recorded answer that could stand
+    stand = item["answer_check"]
+    assert (stand["could_stand"], stand["legal"], stand["in_time"]) == (False, False, None)
+    assert stand["why"] == "no complete answer was received"
+    assert stand["network_us"] == report["hello"]["elapsed_us"]
     assert item["reask"]["asked"] and item["reask"]["status"] == "timeout"  # still slow
     assert item["view"]["hand"]  # the seat's own hand, as it was sent
     assert set(item["view"]) >= {"hand", "seat"}
