@@ -6,7 +6,8 @@ dispute contests: the seal checked; the referee re-run over the log up to the de
 exact request the bot was sent, rebuilt and matched against the SHA-256 the log recorded
 (:func:`replays.reask.rebuild`), with its signature headers; the recorded answer, status and
 fault; the timing evidence (when the request went out and the answer came in, the connection,
-which deadline expired); the same request asked again now, through the arena's own transport
+which deadline expired); whether the recorded answer could stand, legal and in time
+(:mod:`arena.answer_check`); the same request asked again now, through the arena's own transport
 (its address rules, deadline and size cap), signed afresh; and the seat's view at that point.
 
 **Only the disputing seat.** Everything in it is what that seat was sent or answered: its own
@@ -24,6 +25,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from arena import answer_check
 from arena.http_seat import Channel, HttpSeat
 from arena.match_loop import Reply
 from arena.records import Dispute, RegisteredBot
@@ -151,6 +153,9 @@ def _decision(
             "latency_ms": record.latency_ms,
             "deadline": None if record.deadline is None else record.deadline.value,
         },
+        "answer_check": answer_check.check(
+            record, rebuilt.observation, log.seats[record.seat].hello
+        ).to_json(),
         "reask": _reask(log, rebuilt, bot, channel),
         "view": rebuilt.observation.to_json(),
     }

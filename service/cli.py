@@ -762,6 +762,10 @@ def _evidence_lines(item: dict[str, Any]) -> Iterator[str]:
             + f"; allowed {timing['allowed_ms']} ms, latency {timing['latency_ms']} ms"
             + (f", deadline expired: {timing['deadline']}" if timing.get("deadline") else "")
         )
+    stand = item.get("answer_check")
+    if stand is not None:
+        verdict = "yes" if stand["could_stand"] else "no"
+        yield f"    could the answer stand: {verdict} ({stand['why']})"
     asked = item["reask"]
     if asked.get("asked"):
         yield f"    asked again: {asked['status']} in {asked['latency_ms']} ms" + (

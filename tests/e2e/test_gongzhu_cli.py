@@ -177,6 +177,7 @@ def test_an_owner_files_a_dispute_and_the_operator_rules_on_it(
         shown = gongzhu("disputes", "show", dispute_id, "--token", token, "--url", url)
         assert "seal: ok; referee re-run: ok" in shown and f"decision {mine}: ok" in shown
         assert "asked again: ok" in shown
+        assert "could the answer stand: yes (no fault: the answer was applied)" in shown
         rule = ["disputes", "rule", dispute_id, "--reject", "the answer was legal and counted"]
         assert "rejected" in gongzhu(*rule, "--token", TOKEN, "--url", url)
         public = gongzhu("disputes", "list", "--tournament", tournament_id, "--url", url)

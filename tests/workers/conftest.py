@@ -73,14 +73,20 @@ def environment(config: Config) -> dict[str, str]:
 
 
 def start_worker_process(
-    config: Config, role: str = "worker", output: int | IO[bytes] = subprocess.DEVNULL
+    config: Config,
+    role: str = "worker",
+    output: int | IO[bytes] = subprocess.DEVNULL,
+    *,
+    module: str = "workers",
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """``python -m workers worker`` (or ``cron``) on ``config``, in its own session and process
-    group (so that a test can kill a worker with its work horse), its output to ``output``."""
+    """``python -m workers worker`` (or ``cron``; or another ``module`` wrapping it) on
+    ``config``, in its own session and process group (so that a test can kill a worker with its
+    work horse), its output to ``output``."""
     return subprocess.Popen(
-        [sys.executable, "-m", "workers", role],
+        [sys.executable, "-m", module, role],
         cwd=ROOT,
-        env=environment(config),
+        env={**environment(config), **(extra_env or {})},
         stdout=output,
         stderr=output,
         start_new_session=True,

@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from rq.job import Job
 
 from arena import disputes
 from arena.context import Arena
 from arena.errors import AlreadyDisputedError, NotAllowedError, WrongStateError
+from arena.queue import MATCH_RETRIES, match_job_id
 from arena.records import (
     OPERATOR,
     DisputeStatus,
@@ -43,8 +45,9 @@ from replays.rulings import RulingError, check_amended
 from replays.upgrade import read_log
 from service import create_app
 from tests.bot_sdk.bot_sdk_support import running
-from tests.workers.conftest import environment
-from tests.workers.crashes import wait_for
+from tests.workers.conftest import environment, start_worker_process, stop_workers
+from tests.workers.crashes import horse_of, recovery_bound_s, sigkill, wait_for
+from tests.workers.stalling_worker import MARK_ENV, STALL_AT_ENV
 from tests.workers.test_transport_timing import shimmed
 from workers.jobs import apply_remedy, build_evidence, run_match, run_tournament
 
@@ -150,6 +153,11 @@ def test_the_evidence_shows_a_late_answer_and_an_upheld_ruling_replays_the_match
     assert timing["bytes_received"] == 12 and timing["bytes_sent"] > 0
     assert timing["latency_ms"] >= timing["allowed_ms"]
     assert timing["connection"] in ("new", "reused")
+    # the answer's rest never came in: there is no recorded answer that could stand
+    stand = item["answer_check"]
+    assert (stand["could_stand"], stand["legal"], stand["in_time"]) == (False, False, None)
+    assert stand["why"] == "no complete answer was received"
+    assert stand["network_us"] == report["hello"]["elapsed_us"]
     assert item["reask"]["asked"] and item["reask"]["status"] == "timeout"  # still slow
     assert item["view"]["hand"]  # the seat's own hand, as it was sent
     assert set(item["view"]) >= {"hand", "seat"}
@@ -357,3 +365,67 @@ def test_the_workers_build_the_evidence_apply_the_remedy_and_play_the_replay(
     assert (after.matches, after.amended) == (before.matches, 1)  # one withdrawn, one added
     tournament = store.get_tournament(tournament_id)
     assert tournament is not None and tournament.done == tournament.total == 3
+
+
+@pytest.mark.parametrize("at", ["before", "after"])
+def test_a_remedy_whose_horse_is_killed_is_finished_by_its_retry_once(
+    at: str, played: tuple[Arena, str, str], config: Any, tmp_path: Path
+) -> None:
+    """A real worker's horse SIGKILLed in the remedy's job, before its transaction or after it
+    (before the replacement's job is queued): the job's retry finishes it, the match voided
+    once, the results changed once, the replacement played and recorded once."""
+    arena, tournament_id, bot_id = played
+    store = arena.store
+    match = _matches(store, tournament_id)[1]
+    dispute = disputes.file(
+        arena, by=bot_id, match_id=match.id, hand=1, decision=None, statement="slow network"
+    )
+    build_evidence(dispute.id)
+    bots = list(dict.fromkeys(match.seats))
+    before_ratings = _ratings(store, bots)
+    before_standings = {s.bot_id: s for s in store.standings(tournament_id)}
+    disputes.rule(
+        arena, dispute.id, status=DisputeStatus.UPHELD, reason="upheld", remedy=Remedy.REPLAY
+    )
+    replacement = f"{match.id}-replay"
+    mark = tmp_path / "stalled"
+    worker = start_worker_process(
+        config,
+        module="tests.workers.stalling_worker",
+        extra_env={STALL_AT_ENV: at, MARK_ENV: str(mark)},
+    )
+    try:
+        wait_for(mark.exists, 60, f"the remedy's horse to stop {at} its transaction")
+        sigkill(horse_of(worker.pid))
+        applied = store.disputes.get(dispute.id)
+        assert applied is not None and applied.ruling is not None
+        assert applied.ruling.applied is (at == "after")
+        assert f"match-{replacement}" not in arena.queue.job_ids
+
+        def replayed() -> bool:
+            found = store.get_match(replacement)
+            return found is not None and found.status is MatchStatus.DONE
+
+        wait_for(replayed, recovery_bound_s(config) + 120, "the replay recorded")
+    finally:
+        stop_workers([worker])
+    remedy_job = Job.fetch(f"remedy-{dispute.id}", connection=store.redis)
+    assert remedy_job.retries_left == MATCH_RETRIES - 1  # killed once, run again once
+    replay_job = Job.fetch(match_job_id(replacement), connection=store.redis)
+    assert replay_job.retries_left == MATCH_RETRIES  # queued once, played once
+    voided = store.get_match(match.id)
+    assert voided is not None and (voided.voided_by, voided.replaced_by) == (
+        dispute.id,
+        replacement,
+    )
+    after_ratings = _ratings(store, bots)
+    for bot in bots:  # the original's step withdrawn once, the replay's added once
+        assert after_ratings[bot].matches == before_ratings[bot].matches
+        assert after_ratings[bot].amended == 1
+    standings = {s.bot_id: s for s in store.standings(tournament_id)}
+    for bot in bots:
+        assert standings[bot].matches == before_standings[bot].matches
+        assert standings[bot].amended == 1
+    tournament = store.get_tournament(tournament_id)
+    assert tournament is not None and tournament.done == tournament.total == 3
+    assert store.replay_blob(replacement) is not None
