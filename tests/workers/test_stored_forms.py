@@ -5,6 +5,8 @@ codecs byte for byte."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 
 from arena.records import (
@@ -28,6 +30,7 @@ from arena.records import (
 from arena.store import Store, codecs
 from referee import Rules
 from replays.deals import DealScheme, DealSource
+from replays.integrity import digest, pack, unpacked_json
 from replays.log import DecisionRecord, TimeControl
 
 RULES = (
@@ -239,3 +242,40 @@ def test_a_human_game_stored_before_committed_deals_loads_with_its_seed(store: S
     store.redis.hset("gz:play:g1", mapping=old)
     game = store.get_human_game("g1")
     assert game is not None and game.deals == DealSource(DealScheme.UNCHECKED, seed="s33d")
+
+
+PACKED_LOG = base64.b64decode(
+    "R1oCASi1L/1jTw6fJO1RNSsAMmZwJgCz5vxmDAGoMYVuQilgktqUlL+L30UXNzszMzXiKAn79f//fwgBI053lyA07RVl"
+    "gW5gHFS2LvRac6Nk17BIZcnmRgRSxQEiL6wQEM4eZ6cE6mHjYRCCf8kYyJiQph/gNEzVezgSoJBGauMTw0DGAUdcNgoH"
+    "Bsv5iG/BfPTCRgFWLhLzcD4xBAQC069KijUjfL4iWx/5VPFSGl91Mbxyak2KSqceRb1/vVphW1Wc/qMrVpXyRTWMVnzP"
+    "MEJrdDOtKqn0DH0/QqBA1/V8+prBvPft7Zb2bM7lXKjc3q8M+xUyzG6G6Rjdzd7dbPYMBTqkQIf9mIxiIPPzW/jfPaP3"
+    "jKDmwpYogqzZr+yvvedqAcJCrbmosv39Fe33lDTSRXJv70urSzg9Kwxj8vBg6QRcR9JIXKfTCioKrICWqSBILZNQLhiL"
+    "Bn7kzastk2AbHqyBsI6seSwLUONoHKE2aW1qLcMaQPYBcBI34jrZx3XaxHU6Iu7X0zPyfI8fQ9Zthays3RlFZoFAolKA"
+    "MqvjE8o86v7PmuTJU5fVZEHOVdXL749JxekpjZVuREGeNPm6OLbGGJ+5NRO67zLlDrWiqrfuRAKBXujRGCEEEeKUckbw"
+    "DmJAEMIwEIpgEMUgCIMgBAyCIAiKECKGEIMEhiinjCX5smcWJwGZ2ZPzIQQ55BzpJwcI8SCHU5nmm3eIOwmwyeSCLOYA"
+    "lG+oMgQf2cmr8OJm+Q1JEMnFiHhpImQQ3AJLcKhO2EwPV3z9pe5ybNPqL1XtEEfDoXn1ro04Dl2caXyjZLVmflURtlMl"
+    "WSSO1x/DPVLtmD0U7f4r9AVxZy3DrXarbI+zGVexjBNZWvNAL2l8z+3UH2E29xXn78NV4ZbjKUJ/juLTH3rRED02RMaT"
+    "6OGOVYTRIPI4eUjqDUqR+uoKdtfqr+cdgo4bqLEM5+jozi7x05m5O9+Sd13y9aShgnRzWSxloxR5wfJ917rvEkoc8aDY"
+    "d332ta7xPqK8SRlyY3QyS1KyAl/fBHkNN52ef54zL8U5/dvZXgbAZYAWjvkS8FlfsOPcSK0tJweNAJhIkEHytXELcm3K"
+    "5m46SQ2MCEJpPIzyZ+0APf4Q0GEkN+YQAL0JMvYl9uZJI8HbktAD6W3vFuT6JQQs4evS8wwNCZJi/JDZz5gBJfFx7LsG"
+    "DK2ib8pKWPGANjBNewAE5eGbPhMcEdsC9G/MXwFZOIXUySZHXcpGifY8hhZEWt8n4C82Acjt34LQqAEW5h6AGMc8FjBe"
+    "r61pV//bvTloDC6ZBJklX95EElVEsH2vPVUQG1E+7ecs8h8MAXL1j2vYERERgIVjXgQYn30ohO3TKf0y6MiJsOEAPsNc"
+    "WKrLwH0PPpjIUTfsk8EIreWpQejsyC9q+MKoJhGU+k/pUwfuY5ZniYDMFizSlNFuiIzLFH5vqCLOxqwLeLs2WifQHUL1"
+    "qV5Gh8OB1e7a/e33RgcX8NrGMiRQMUtFTV/mg3jby/GLkCvCoG1cxmEna9BCbEDL8JMXPzOs/xvmPnWQ/dDG1fGZYUYZ"
+    "YnlCZyXb4zu1BMsiwz8SHBWrCRKMLcAkdhx7EkBShLQpkc+snJhZrjCzBO347Bj7Giiuz/7FJh+wJIlVw2YZX/w8E8N6"
+    "VkuMnZ1PJRANVX9GuuzR62SWG8gU3KhCCzteLugtf/DDtLyQ0lwypCYJyhg29rCQ00g9z2Xudl7aTBEeVo4LqbLkACKz"
+    "H43Jx9QOlYoN+K8S2Gn2mZqJ8veaPnVk3cc2AjNoNWUL+VTfETWjiAKDP/1tsaG94yTxrByQyx8AJkVnNIl88O2O5GcE"
+    "Yhos2ynGT7q+PhboOWDyextBoyo="
+)
+"""The example log of docs/REPLAYS.md (one hand) in the stored form 2 as the archive keeps it
+(``replays.packing``: the rebuilt fields left out, zstd with dictionary 614403663)."""
+PACKED_LOG_SHA256 = "8958fd1ff8ceb2dcd02ea8d71b1752ea01e9d6d1101f7c34bc4f12ae4f68ee25"
+"""The SHA-256 of that log's canonical JSON (the seal's block included)."""
+
+
+def test_a_log_in_the_stored_form_reads_back_to_its_canonical_json_byte_for_byte() -> None:
+    body = unpacked_json(PACKED_LOG)
+    assert hashlib.sha256(body).hexdigest() == PACKED_LOG_SHA256
+    sealed = json.loads(body)
+    assert digest(sealed) == sealed["integrity"]["sha256"]
+    assert pack(sealed) == PACKED_LOG  # and is written the same
