@@ -102,7 +102,7 @@ class DirectoryArchive:
         try:
             made = not path.parent.exists()
             path.parent.mkdir(parents=True, exist_ok=True)
-            if path.exists():  # the same bytes, already kept: marked as written now
+            if path.exists() and path.read_bytes() == blob:  # kept already: written now
                 os.utime(path)
                 return digest
             fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")

@@ -99,6 +99,13 @@ def test_a_damaged_blob_is_an_archive_error_not_other_bytes(archive: Archive) ->
         archive.get(digest)
 
 
+def test_putting_a_damaged_blob_again_repairs_it(archive: Archive) -> None:
+    digest = archive.put(BLOB)
+    damage(archive, digest, b"rotten")
+    assert archive.put(BLOB) == digest
+    assert archive.get(digest) == BLOB
+
+
 def test_a_deleted_blob_is_gone(archive: Archive) -> None:
     digest = archive.put(BLOB)
     archive.delete(digest)
