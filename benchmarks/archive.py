@@ -46,26 +46,25 @@ from replays.log import MatchLog
 from service.app import create_app
 
 
-def copies(templates: Sequence[dict[str, Any]], count: int, key: Any) -> list[dict[str, Any]]:
-    """``count`` sealed logs: the templates in turn, each with its own match id."""
-    found = []
+def keep_in_redis(client: Any, templates: Sequence[dict[str, Any]], count: int, key: Any) -> None:
+    """``count`` logs, the templates in turn, each with its own match id (``bench-{n}``) and
+    sealed again, kept as the arena recorded a result before the archive: the zlib form in its
+    own key, and the match's record."""
+    texts = [canonical(t).decode() for t in templates]
+    fields = []
+    for template in templates:
+        log = MatchLog.from_json(template)
+        recorded = codecs.recorded_match_fields(log, finished_at=log.finished_at or "")
+        fields.append({**recorded, "created_at": log.started_at})
+    pipe = client.pipeline(transaction=False)
     for n in range(count):
         template = templates[n % len(templates)]
-        text = canonical(template).decode().replace(template["match_id"], f"bench-{n}")
-        found.append(seal(MatchLog.from_json(json.loads(text)).to_json(), key, key_id="bench"))
-    return found
-
-
-def keep_in_redis(client: Any, logs: Sequence[dict[str, Any]]) -> None:
-    """Each log as the arena recorded a result before the archive: its zlib form in its own key,
-    and its match's record."""
-    pipe = client.pipeline(transaction=False)
-    for n, sealed in enumerate(logs, start=1):
-        log = MatchLog.from_json(sealed)
-        pipe.set(keys.replay(log.match_id), zlib.compress(canonical(sealed), 9))
-        fields = codecs.recorded_match_fields(log, finished_at=log.finished_at or "")
-        pipe.hset(keys.match(log.match_id), mapping={**fields, "created_at": log.started_at})
-        if n % 500 == 0:
+        text = texts[n % len(templates)].replace(template["match_id"], f"bench-{n}")
+        unsealed = {k: v for k, v in json.loads(text).items() if k != "integrity"}
+        sealed = seal(unsealed, key, key_id="bench")
+        pipe.set(keys.replay(f"bench-{n}"), zlib.compress(canonical(sealed), 9))
+        pipe.hset(keys.match(f"bench-{n}"), mapping=fields[n % len(templates)])
+        if n % 200 == 199:
             pipe.execute()
     pipe.execute()
 
@@ -103,8 +102,7 @@ def run(args: argparse.Namespace) -> list[str]:
             for log in play(args.templates, args.seed)
         ]
         hands = sum(len(t["hands"]) for t in templates) / len(templates)
-        logs = copies(templates, args.logs, bench_keys.key)
-        keep_in_redis(store.redis, logs)
+        keep_in_redis(store.redis, templates, args.logs, bench_keys.key)
         app = create_app(config).test_client()
         sample = [f"bench-{n}" for n in range(0, args.logs, max(1, args.logs // args.requests))]
         sample = sample[: args.requests]
