@@ -25,8 +25,9 @@ every read with the cache off), from the archive; the same from the Redis cache
 from __future__ import annotations
 
 import argparse
+import base64
 import dataclasses
-import json
+import hashlib
 import statistics
 import tempfile
 import time
@@ -41,29 +42,44 @@ from arena.context import Arena
 from arena.store import codecs, keys
 from benchmarks.replays import play
 from benchmarks.web import fresh_redis
-from replays.integrity import canonical, seal
+from replays.integrity import ALGORITHM, canonical, seal
 from replays.log import MatchLog
 from service.app import create_app
 
 
 def keep_in_redis(client: Any, templates: Sequence[dict[str, Any]], count: int, key: Any) -> None:
     """``count`` logs, the templates in turn, each with its own match id (``bench-{n}``) and
-    sealed again, kept as the arena recorded a result before the archive: the zlib form in its
-    own key, and the match's record."""
-    texts = [canonical(t).decode() for t in templates]
-    fields = []
+    sealed again, kept as the arena recorded a result before the archive: the zlib form of its
+    canonical JSON in its own key, and the match's record. (Each copy's canonical JSON is the
+    template's with the match id replaced and the new seal in the old one's place: no JSON is
+    parsed or written again per copy.)"""
+    parts, fields = [], []
     for template in templates:
+        block = canonical({"integrity": template["integrity"]})[1:-1]
+        before, after = canonical(template).split(block)
+        unsealed = canonical({k: v for k, v in template.items() if k != "integrity"})
+        parts.append((template["match_id"].encode(), before, after, unsealed))
         log = MatchLog.from_json(template)
         recorded = codecs.recorded_match_fields(log, finished_at=log.finished_at or "")
         fields.append({**recorded, "created_at": log.started_at})
     pipe = client.pipeline(transaction=False)
     for n in range(count):
-        template = templates[n % len(templates)]
-        text = texts[n % len(templates)].replace(template["match_id"], f"bench-{n}")
-        unsealed = {k: v for k, v in json.loads(text).items() if k != "integrity"}
-        sealed = seal(unsealed, key, key_id="bench")
-        pipe.set(keys.replay(f"bench-{n}"), zlib.compress(canonical(sealed), 9))
-        pipe.hset(keys.match(f"bench-{n}"), mapping=fields[n % len(templates)])
+        old, before, after, unsealed = parts[n % len(templates)]
+        new = f"bench-{n}".encode()
+        body = unsealed.replace(old, new)
+        seal_block = {
+            "sha256": hashlib.sha256(body).hexdigest(),
+            "algorithm": ALGORITHM,
+            "key_id": "bench",
+            "signature": base64.b64encode(key.sign(body)).decode(),
+        }
+        sealed = (
+            before.replace(old, new)
+            + canonical({"integrity": seal_block})[1:-1]
+            + after.replace(old, new)
+        )
+        pipe.set(keys.replay(new.decode()), zlib.compress(sealed, 9))
+        pipe.hset(keys.match(new.decode()), mapping=fields[n % len(templates)])
         if n % 200 == 199:
             pipe.execute()
     pipe.execute()
