@@ -40,7 +40,7 @@ from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules,
 from replays.deals import DealSource
 from replays.integrity import canonical, generate_key, pack, seal, unpack, unpacked_json
 from replays.log import Connection, MatchLog, SeatInfo, TimeControl
-from replays.packing import DICTIONARY_ID, LEVEL, dictionary, train, whole
+from replays.packing import DICTIONARY_ID, FAST_LEVEL, LEVEL, dictionary, train, whole
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify
@@ -138,14 +138,14 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
         "JSON, indented (json.dumps indent=2)": sum(len(json.dumps(d, indent=2)) for d in sealed),
         "canonical JSON (sorted keys, no spaces)": sum(len(canonical(d)) for d in sealed),
         "zlib-9 canonical JSON (stored until now)": sum(map(len, zlibbed)),
-        "zstd-19 canonical JSON, no dictionary": sum(
+        f"zstd-{LEVEL} canonical JSON, no dictionary": sum(
             len(zstandard.ZstdCompressor(level=LEVEL).compress(canonical(d))) for d in sealed
         ),
-        "zstd-19 + dictionary, canonical JSON": sum(
+        f"zstd-{LEVEL} + dictionary, canonical JSON": sum(
             len(trained.compress(canonical(d))) for d in sealed
         ),
-        "zstd-3 + dictionary (the Redis cache's copy)": sum(map(len, cached)),
-        "rebuilt fields left out, zstd-19 + dict (stored)": sum(map(len, stored)),
+        f"zstd-{FAST_LEVEL} + dictionary (the Redis cache's copy)": sum(map(len, cached)),
+        f"rebuilt fields left out, zstd-{LEVEL} + dict (stored)": sum(map(len, stored)),
     }
     packed = sizes["zlib-9 canonical JSON (stored until now)"]
     work: dict[str, Callable[[], None]] = {

@@ -42,7 +42,7 @@ MAGIC = b"GZ\x02"
 """What a form 2 blob starts with (a zlib stream starts with 0x78); one byte follows: 1 when
 the decision ids and matching request hashes are left out, 0 when the log is whole."""
 REDUCED, WHOLE = b"\x01", b"\x00"
-LEVEL = 19
+LEVEL = 15
 FAST_LEVEL = 3
 DICTIONARY_SIZE = 110_000
 DICTIONARIES = Path(__file__).with_name("dictionaries")
