@@ -4,13 +4,15 @@ exactly that JSON, byte for byte (docs/REPLAYS.md, "The stored form").
 Two forms are read; :func:`pack` writes the second:
 
 1. zlib: the canonical JSON, zlib-compressed (level 9). Every log stored before the archive.
-2. ``GZ`` and the form's number (2), then one zstd frame of the canonical JSON of the log *less
-   what the log itself rebuilds*: each decision's ``decision_id`` (``match:hand:index``) and
-   ``request_sha256`` (the SHA-256 of the request rebuilt from the log and the referee, as
-   ``python -m replays verify`` rebuilds it), each left out only where the rebuilt value is
-   the recorded one. The frame is compressed with a zstd dictionary trained on logs, shipped
-   in this package (``replays/dictionaries/<id>.zdict``); the frame names the dictionary's id,
-   so a later dictionary leaves every blob readable.
+2. ``GZ``, the form's number (2) and a flag, then one zstd frame. Whole (flag 0): the canonical
+   JSON. Reduced (flag 1): the canonical JSON of the log *less what the log itself rebuilds*:
+   every decision's ``decision_id`` (``match:hand:index``), and where the rebuilt value is the
+   recorded one its ``request_sha256`` (the SHA-256 of the request rebuilt from the log and
+   the referee, as ``python -m replays verify`` rebuilds it), its ``answer`` (an answer taken
+   as it was, in the protocol's canonical form) and its timing's ``bytes_sent`` and
+   ``bytes_received``. The frame is compressed with a zstd dictionary trained on logs,
+   shipped in this package (``replays/dictionaries/<id>.zdict``); the frame names the
+   dictionary's id, so a later dictionary leaves every blob readable.
 
 Reading form 2 puts the left-out values back, then checks the SHA-256 of the canonical JSON
 against the seal's (``integrity.sha256``): a blob that does not rebuild exactly is an

@@ -15,7 +15,7 @@ from arena.errors import UNAVAILABLE
 @click.option(
     "--repack",
     is_flag=True,
-    help="Store each log in the current, smaller form (about 4x smaller; slower: the referee "
+    help="Store each log in the current, smaller form (about 4.5x smaller; slower: the referee "
     "rebuilds each log's requests).",
 )
 def migrate_replays(repack: bool) -> None:
