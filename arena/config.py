@@ -87,6 +87,12 @@ def _house(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple
     return tuple(f"house:{level}" for level in known if level in chosen)
 
 
+def _archive(env: Mapping[str, str], name: str, default: str) -> str:
+    """``GONGZHU_ARCHIVE``, else ``archive`` in the data directory ``GONGZHU_DATA_DIR`` names."""
+    data_dir = env.get("GONGZHU_DATA_DIR")
+    return env.get(name) or (str(Path(data_dir) / "archive") if data_dir else default)
+
+
 class ConfigError(ValueError):
     """A configuration value that cannot be used, named with the variable that holds it."""
 
@@ -170,6 +176,16 @@ class Config:
     """The most gauntlets a bot's owner may have live at once (the operator is not limited)."""
     gauntlet_limit: str = setting("GONGZHU_GAUNTLET_LIMIT", "20 per day", _text)
     """Gauntlets a bot's owner may start (flask-limiter syntax); the operator is not limited."""
+    # -- the archive of sealed logs (arena/archive.py) --
+    archive: str = setting("GONGZHU_ARCHIVE", "data/archive", _archive)
+    """Where sealed match logs are kept: a directory, or ``s3://bucket/prefix``; by default
+    ``archive`` in the data directory (``$GONGZHU_DATA_DIR/archive``)."""
+    s3_endpoint: str = setting("GONGZHU_S3_ENDPOINT", "", _text)
+    """The S3-compatible server of an ``s3://`` archive (MinIO, …); empty: AWS S3."""
+    replay_cache_s: int = setting("GONGZHU_REPLAY_CACHE_S", 600, _number)
+    """How long a log read from the archive stays in Redis for the next viewer (0: never)."""
+    archive_sweep_s: int = setting("GONGZHU_ARCHIVE_SWEEP_S", 3600, _number)
+    """How often the cron process removes blobs no match references (0: never)."""
 
     # -- disputes (docs/DISPUTES.md) --
     dispute_limit: str = setting("GONGZHU_DISPUTE_LIMIT", "10 per day", _text)

@@ -25,7 +25,7 @@ class Arena:
 
     @classmethod
     def from_config(cls, config: Config) -> Arena:
-        return cls(config, Store.from_url(config.redis_url, config.secret_key))
+        return cls(config, Store.from_config(config))
 
     @classmethod
     def from_environment(cls) -> Arena:

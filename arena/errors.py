@@ -11,8 +11,19 @@ from collections.abc import Mapping, Sequence
 
 import redis
 
-UNAVAILABLE: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
-"""The store is down or restarting (``BusyLoadingError`` is a ``ConnectionError``)."""
+
+class ArchiveError(Exception):
+    """The archive of sealed logs (:mod:`arena.archive`) cannot keep or return a blob: it is
+    unreachable, or a blob is missing or damaged. Never a client's mistake: try again later."""
+
+
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    ArchiveError,
+)
+"""The store is down or restarting (``BusyLoadingError`` is a ``ConnectionError``), or the
+archive cannot return a log."""
 
 
 class ArenaError(Exception):

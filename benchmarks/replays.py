@@ -3,12 +3,15 @@
 Every seat is played as the arena logs a bot over HTTP (a random legal player; each decision
 with its request's SHA-256, its latency, its timing and the answer as received), under random rules
 profiles (any variants, up to the default 100 hands), and every log is sealed. The report
-gives the bytes stored per hand (indented JSON, canonical JSON, zlib-packed canonical JSON, the
-stored form) and hands per second for verification with and without rebuilding the requests,
-for reading a stored log back, and for schema validation (best of ``--rounds``).
+gives the bytes stored per hand (indented JSON, canonical JSON, and each codec: zlib as the
+arena stored logs until the archive, zstd without and with the trained dictionary, the stored
+form with the rebuilt fields left out, the cache's quick copy) and hands per second for
+verification with and without rebuilding the requests, for packing, for reading each stored
+form back, and for schema validation (best of ``--rounds``).
 
     python benchmarks/replays.py                  # 100 matches (or python -m benchmarks.replays)
     python benchmarks/replays.py --matches 20 --rounds 1
+    python benchmarks/replays.py --matches 100 --seed 7 --train-dictionary replays/dictionaries
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ import json
 import random
 import sys
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+import zstandard
 
 if not __package__:
     # Run as a file, this file's directory comes first on sys.path and its name hides the
@@ -32,8 +38,9 @@ from arena.match_loop import Reply, play_match
 from bot_sdk.protocol import DecisionRequest, Status, answer_of, encode
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
 from replays.deals import DealSource
-from replays.integrity import canonical, generate_key, pack, seal, unpack
+from replays.integrity import canonical, generate_key, pack, seal, unpack, unpacked_json
 from replays.log import Connection, MatchLog, SeatInfo, TimeControl
+from replays.packing import DICTIONARY_ID, FAST_LEVEL, LEVEL, dictionary, train, whole
 from replays.schema import validate
 from replays.upgrade import read_log
 from replays.verify import verify
@@ -121,36 +128,65 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
     logs = play(matches, seed)
     key = generate_key()
     sealed: list[dict[str, Any]] = [seal(log.to_json(), key, key_id="bench") for log in logs]
+    zlibbed = [zlib.compress(canonical(data), 9) for data in sealed]
     stored = [pack(data) for data in sealed]
+    cached = [whole(blob) for blob in stored]
     hands = sum(len(log.hands) for log in logs)
     decisions = sum(len(hand.decisions) for log in logs for hand in log.hands)
+    trained = zstandard.ZstdCompressor(level=LEVEL, dict_data=dictionary(DICTIONARY_ID))
     sizes = {
         "JSON, indented (json.dumps indent=2)": sum(len(json.dumps(d, indent=2)) for d in sealed),
         "canonical JSON (sorted keys, no spaces)": sum(len(canonical(d)) for d in sealed),
-        "zlib-packed canonical JSON (stored)": sum(len(blob) for blob in stored),
+        "zlib-9 canonical JSON (stored until now)": sum(map(len, zlibbed)),
+        f"zstd-{LEVEL} canonical JSON, no dictionary": sum(
+            len(zstandard.ZstdCompressor(level=LEVEL).compress(canonical(d))) for d in sealed
+        ),
+        f"zstd-{LEVEL} + dictionary, canonical JSON": sum(
+            len(trained.compress(canonical(d))) for d in sealed
+        ),
+        f"zstd-{FAST_LEVEL} + dictionary (the Redis cache's copy)": sum(map(len, cached)),
+        f"rebuilt fields left out, zstd-{LEVEL} + dict (stored)": sum(map(len, stored)),
     }
-    packed = sizes["zlib-packed canonical JSON (stored)"]
+    packed = sizes["zlib-9 canonical JSON (stored until now)"]
     work: dict[str, Callable[[], None]] = {
         "verify, rebuilding every request": _each(verify, logs),
         "verify, without the request check": _each(
             lambda log: verify(log, check_requests=False), logs
         ),
-        "unpack + read_log (stored to typed)": _each(lambda blob: read_log(unpack(blob)), stored),
+        "pack (the stored form, from sealed JSON)": _each(pack, sealed),
+        "unpack + read_log, zlib form": _each(lambda blob: read_log(unpack(blob)), zlibbed),
+        "unpack + read_log, stored form (rebuilds)": _each(
+            lambda blob: read_log(unpack(blob)), stored
+        ),
+        "unpack + read_log, the cache's copy": _each(lambda blob: read_log(unpack(blob)), cached),
         "schema validation": _each(validate, sealed),
     }
     rates = {name: best_rate(hands, rounds, run) for name, run in work.items()}
     assert all(verify(log).ok for log in logs)
+    assert all(unpacked_json(b) == canonical(d) for b, d in zip(stored, sealed, strict=True))
     lines = [
         f"{matches} random matches (seed {seed}): {hands} hands, {decisions} decisions, "
-        f"{decisions / hands:.1f} decisions per hand",
+        f"{decisions / hands:.1f} decisions per hand; dictionary {DICTIONARY_ID}",
         "",
-        f"  {'storage':<44}{'bytes/hand':>12}{'ratio':>8}",
+        f"  {'storage':<50}{'bytes/hand':>12}{'vs zlib':>9}",
     ]
     for name, size in sizes.items():
-        lines.append(f"  {name:<44}{size / hands:>12,.0f}{size / packed:>7.1f}x")
-    lines += ["", f"  {'speed (best of ' + str(rounds) + ')':<44}{'hands/s':>12}"]
-    lines += [f"  {name:<44}{rate:>12,.0f}" for name, rate in rates.items()]
+        lines.append(f"  {name:<50}{size / hands:>12,.0f}{size / packed:>8.2f}x")
+    lines += ["", f"  {'speed (best of ' + str(rounds) + ')':<50}{'hands/s':>12}"]
+    lines += [f"  {name:<50}{rate:>12,.0f}" for name, rate in rates.items()]
     return lines
+
+
+def train_dictionary(path: Path, matches: int, seed: int) -> None:
+    """Train the stored form's zstd dictionary on ``matches`` random matches and write it to
+    ``path`` (named by its id: ``replays/dictionaries/<id>.zdict``)."""
+    key = generate_key()
+    sealed = [seal(log.to_json(), key, key_id="bench") for log in play(matches, seed)]
+    data = train(sealed)
+    dict_id = zstandard.ZstdCompressionDict(data).dict_id()
+    target = path / f"{dict_id}.zdict"
+    target.write_bytes(data)
+    print(f"dictionary {dict_id} ({len(data):,} bytes) written to {target}")
 
 
 def main() -> None:
@@ -158,7 +194,17 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--train-dictionary",
+        type=Path,
+        metavar="DIR",
+        help="train the stored form's dictionary instead (on --matches matches of --seed; the "
+        "shipped one: --matches 100 --seed 7) and write it in DIR",
+    )
     args = parser.parse_args()
+    if args.train_dictionary is not None:
+        train_dictionary(args.train_dictionary, args.matches, args.seed)
+        return
     print("\n".join(report(args.matches, args.rounds, args.seed)))
 
 

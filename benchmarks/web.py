@@ -115,12 +115,18 @@ class Keys:
     key: Any
     key_path: Path
 
+    @property
+    def archive(self) -> Path:
+        """The archive of sealed logs, beside the key."""
+        return self.key_path.parent / "archive"
+
     def environment(self, redis_url: str) -> dict[str, str]:
         """The variables the arena's processes read (docs/OPERATIONS.md)."""
         return {
             "REDIS_URL": redis_url,
             "GONGZHU_SECRET_KEY": self.secret_key.decode(),
             "GONGZHU_REPLAY_KEY": str(self.key_path),
+            "GONGZHU_ARCHIVE": str(self.archive),
         }
 
 
@@ -129,6 +135,7 @@ def fresh_redis(workdir: Path, *, fsync: str) -> Iterator[tuple[Any, Any, Keys]]
     """A new Redis in ``workdir`` (``arena.redis_server``), a ``Store`` on it and new keys."""
     from cryptography.fernet import Fernet
 
+    from arena.archive import DirectoryArchive
     from arena.redis_server import start_redis
     from arena.store import Store
     from replays.integrity import generate_key, private_key_pem
@@ -138,7 +145,8 @@ def fresh_redis(workdir: Path, *, fsync: str) -> Iterator[tuple[Any, Any, Keys]]
         key = generate_key()
         keys = Keys(Fernet.generate_key(), key, workdir / "replay-key.pem")
         keys.key_path.write_bytes(private_key_pem(key))
-        yield server, Store.from_url(server.url, keys.secret_key), keys
+        archive = DirectoryArchive(keys.archive)
+        yield server, Store.from_url(server.url, keys.secret_key, archive=archive), keys
     finally:
         server.stop()
 
@@ -602,7 +610,9 @@ def main(argv: list[str] | None = None) -> None:
         pending = fill_and_tell(arena, args, small.matches, pending)
         large = Size(args.matches, clone_redis(redis_server, Path(tmp) / "redis-large"))
         try:
-            arena.store = Store(server_client(large.redis), keys.secret_key)
+            arena.store = Store(
+                server_client(large.redis), keys.secret_key, archive=arena.store.archive
+            )
             arena.featuring = False
             fill_and_tell(arena, args, large.matches, pending)
             with (

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +27,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from bot_sdk.protocol import encode
+from replays import packing
 
 ALGORITHM = "ed25519"
 
@@ -132,13 +132,17 @@ def key_id_of(key: Ed25519PublicKey) -> str:
 
 
 def pack(sealed: Mapping[str, Any]) -> bytes:
-    """The stored form of a sealed log: its canonical JSON, zlib-compressed."""
-    return zlib.compress(canonical(sealed), 9)
+    """The stored form of a sealed log (:mod:`replays.packing`)."""
+    return packing.pack(sealed)
 
 
 def unpacked_json(blob: bytes) -> bytes:
-    """A stored log's canonical JSON, as bytes (what :func:`pack` compressed)."""
-    return zlib.decompress(blob)
+    """A stored log's canonical JSON, as bytes, from any stored form (:mod:`replays.packing`);
+    an :class:`IntegrityError` if the blob does not read back to the log that was sealed."""
+    try:
+        return packing.unpacked_json(blob)
+    except packing.PackingError as error:
+        raise IntegrityError(str(error)) from None
 
 
 def unpack(blob: bytes) -> dict[str, Any]:

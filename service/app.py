@@ -72,7 +72,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask's way to wrap it
             app.wsgi_app, x_for=n, x_proto=n, x_host=n
         )
-    install(app, Arena(config, store or Store.from_url(config.redis_url, config.secret_key)))
+    install(app, Arena(config, store or Store.from_config(config)))
     limiter.init_app(app)
     api = ArenaApi(app, spec_kwargs={"components": {"securitySchemes": SECURITY_SCHEMES}})
     for blueprint in (

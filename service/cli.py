@@ -43,6 +43,7 @@ from bot_sdk.practice import practice_command
 from bot_sdk.protocol import DEFAULT_TIME_LIMIT_MS
 from replays.cli import main as replay_group
 from service.api_client import ApiCallError, ArenaClient
+from service.archive_cli import migrate_replays
 from service.demo import (
     HOUSE,
     print_standings,
@@ -826,3 +827,4 @@ main.add_command(worker_command)
 main.add_command(cron_command)
 main.add_command(replay_group, "replay")
 main.add_command(practice_command)
+main.add_command(migrate_replays)

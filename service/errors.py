@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from arena.errors import (
     UNAVAILABLE,
+    ArchiveError,
     ArenaError,
     InvalidError,
     NameTakenError,
@@ -172,14 +173,19 @@ RETRY_AFTER_S = 5
 
 
 def unavailable(exc: Exception) -> Response:
-    """Redis is down or restarting (loading its data): a ``503``, which a client may retry,
-    not a ``500``."""
-    logger.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
-    return error_response(
-        503,
-        "the arena's database is unreachable: try again in a few seconds",
-        headers={"Retry-After": str(RETRY_AFTER_S)},
-    )
+    """Redis is down or restarting (loading its data), or the archive cannot return a log
+    (``ArchiveError``: unreachable, or the blob missing or damaged, never served): a ``503``,
+    which a client may retry, not a ``500``."""
+    if isinstance(exc, ArchiveError):
+        logger.error("archive failed on %s %s: %s", request.method, request.path, exc)
+        message = (
+            "the arena cannot read this match's log from its archive just now (the operator "
+            "is told): try again later"
+        )
+    else:
+        logger.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
+        message = "the arena's database is unreachable: try again in a few seconds"
+    return error_response(503, message, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 def register(app: Flask) -> None:

@@ -130,10 +130,11 @@ def cron() -> None:
     connection = _connect(config)
     while True:
         scheduler = ArenaCron(
-            Store(connection, config.secret_key),
+            Store.from_config(config, client=connection),
             config.queue_name,
             ladder_interval_s=config.ladder_interval_s,
             gauntlet_sweep_s=config.gauntlet_sweep_s,
+            archive_sweep_s=config.archive_sweep_s,
         )
         # start() returns on SIGINT or SIGTERM, and raises when it cannot reach Redis
         with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):

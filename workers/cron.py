@@ -4,8 +4,9 @@ kept in step with the stored schedules.
 ``python -m workers cron`` runs an :class:`ArenaCron`: one rq cron job per stored schedule,
 queueing :func:`workers.jobs.run_schedule` when its cron expression fires, and one queueing
 the ladder's matchmaking round (:func:`workers.jobs.run_ladder`) every ``ladder_interval_s``
-seconds and one the gauntlets' sweep (:func:`workers.jobs.run_gauntlets`) every
-``gauntlet_sweep_s`` (none when that is 0). Before each round of enqueueing it reads the
+seconds, one the gauntlets' sweep (:func:`workers.jobs.run_gauntlets`) every
+``gauntlet_sweep_s`` and one the archive's sweep (:func:`workers.jobs.run_archive_sweep`) every
+``archive_sweep_s`` (none when that is 0). Before each round of enqueueing it reads the
 schedules again, so a schedule created or deleted through the API takes effect within
 :data:`SYNC_S` seconds, without restarting the process.
 """
@@ -17,7 +18,7 @@ from typing import Any
 from rq.cron import CronJob, CronScheduler
 
 from arena.store import Store
-from workers.jobs import run_gauntlets, run_ladder, run_schedule
+from workers.jobs import run_archive_sweep, run_gauntlets, run_ladder, run_schedule
 
 SYNC_S = 10.0
 """The longest the scheduler sleeps before it reads the stored schedules again."""
@@ -25,6 +26,7 @@ SYNC_S = 10.0
 
 LADDER_JOB = "ladder"
 GAUNTLETS_JOB = "gauntlets"
+ARCHIVE_SWEEP_JOB = "archive-sweep"
 
 
 def cron_job_name(schedule_id: str) -> str:
@@ -41,6 +43,7 @@ class ArenaCron(CronScheduler):
         *,
         ladder_interval_s: int = 0,
         gauntlet_sweep_s: int = 0,
+        archive_sweep_s: int = 0,
         **kwargs: Any,
     ) -> None:
         super().__init__(connection=store.redis, **kwargs)
@@ -53,6 +56,14 @@ class ArenaCron(CronScheduler):
                 interval=gauntlet_sweep_s,
                 ttl=gauntlet_sweep_s,
                 name=GAUNTLETS_JOB,
+            )
+        if archive_sweep_s:
+            self.register(
+                run_archive_sweep,
+                queue_name=queue_name,
+                interval=archive_sweep_s,
+                ttl=archive_sweep_s,
+                name=ARCHIVE_SWEEP_JOB,
             )
         if ladder_interval_s:
             # a round queued but not started within its interval is dropped: the next one
@@ -69,7 +80,7 @@ class ArenaCron(CronScheduler):
         """Register the schedules that are new and drop the deleted ones. A kept job keeps its
         next fire time (schedules are never edited, only created and deleted)."""
         schedules = {cron_job_name(s.id): s for s in self.store.list_schedules()}
-        kept = {*schedules, LADDER_JOB, GAUNTLETS_JOB}
+        kept = {*schedules, LADDER_JOB, GAUNTLETS_JOB, ARCHIVE_SWEEP_JOB}
         self._cron_jobs = [job for job in self._cron_jobs if job.name in kept]
         known = {job.name for job in self._cron_jobs}
         for name, schedule in schedules.items():

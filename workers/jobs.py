@@ -8,7 +8,7 @@ tournament's match jobs find its status and do nothing.
 
 from __future__ import annotations
 
-from arena import disputes, gauntlets, ladder, matches, tournaments
+from arena import archiving, disputes, gauntlets, ladder, matches, tournaments
 from arena.context import Arena
 
 
@@ -32,6 +32,12 @@ def run_gauntlets() -> None:
     """Move every live gauntlet on (``rq cron`` queues this every
     ``GONGZHU_GAUNTLET_SWEEP_S``)."""
     gauntlets.sweep(Arena.from_environment())
+
+
+def run_archive_sweep() -> None:
+    """Remove the archive's blobs a day old that no match references (``rq cron`` queues this
+    every ``GONGZHU_ARCHIVE_SWEEP_S``)."""
+    archiving.sweep(Arena.from_environment())
 
 
 def run_schedule(schedule_id: str) -> None:

@@ -58,5 +58,5 @@ def make_worker(config: Config, connection: redis.Redis) -> ArenaWorker:
         job_monitoring_interval=config.job_heartbeat_s,
         maintenance_interval=config.maintenance_interval_s,
         abandoned_after_s=config.abandoned_after_s,
-        store=Store(connection, config.secret_key),
+        store=Store.from_config(config, client=connection),
     )

@@ -198,6 +198,11 @@ def recorded_match_fields(log: MatchLog, *, finished_at: str) -> dict[str, str]:
     }
 
 
+def log_fields(digest: str, size: int) -> dict[str, str]:
+    """Where a recorded match's log is: its name in the archive and its size in bytes."""
+    return {"log_sha256": digest, "log_bytes": str(size)}
+
+
 def match_from(match_id: str, raw: Mapping[str, str]) -> Match:
     return Match(
         id=match_id,

@@ -31,7 +31,15 @@ Keys (all under ``gz:``)::
     gz:deals-to-index               set of the deals (JSON [tournament id, deal label]) whose
                                     last match is recorded and whose divergences are not yet
                                     indexed; written with that match's result
-    gz:replay:{id}                  string: the packed sealed log, written once (SET NX)
+    gz:replay:{id}                  string: the packed sealed log of a match recorded before
+                                    the archive (arena/archive.py), until `gongzhu
+                                    migrate-replays` moves it there
+    gz:match:{id} log_sha256, log_bytes   the archived log's name (SHA-256 of the stored
+                                    bytes) and size, written with the result
+    gz:logs                         set of the archive's blobs that a match references (the
+                                    sweep keeps these)
+    gz:log-cache:{sha256}           string: a log recently read from the archive, expiring
+                                    GONGZHU_REPLAY_CACHE_S after it was read
     gz:rating:{id}                  string: a participant's ladder rating (JSON), of the
                                     version it played last
     gz:rating:{id}:versions         hash: version -> that version's rating (JSON)
@@ -104,6 +112,9 @@ DEALS_TO_INDEX = "gz:deals-to-index"
 DISPUTES = "gz:disputes"
 DISPUTES_OPEN = "gz:disputes:open"
 DISPUTE_CLAIMS = "gz:disputes:claims"
+LOGS = "gz:logs"
+REPLAY_PATTERN = "gz:replay:*"
+"""The keys of the logs still kept in Redis (``SCAN MATCH``), for their migration."""
 
 FAULTS_KEPT = 10_000
 """A participant's fault index keeps its latest faults, this many (its pages show 50 each)."""
@@ -177,6 +188,15 @@ def divergence_entries(bot_id: str) -> str:
 
 def replay(match_id: str) -> str:
     return f"gz:replay:{match_id}"
+
+
+def replay_match_id(key: bytes) -> str:
+    """The match id of a key :data:`REPLAY_PATTERN` found."""
+    return key.decode().removeprefix("gz:replay:")
+
+
+def log_cache(digest: str) -> str:
+    return f"gz:log-cache:{digest}"
 
 
 def rating(bot_id: str) -> str:

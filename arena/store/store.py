@@ -28,7 +28,15 @@ from cryptography.fernet import Fernet
 from redis.client import Pipeline
 from redis.exceptions import LockNotOwnedError
 
-from arena.errors import NameTakenError, NotFoundError, StaleVersionError, WrongStateError
+from arena.archive import Archive, open_archive
+from arena.config import Config
+from arena.errors import (
+    ArchiveError,
+    NameTakenError,
+    NotFoundError,
+    StaleVersionError,
+    WrongStateError,
+)
 from arena.ratings import head_to_head, is_rated, rate, starting_rating
 from arena.records import (
     BotFault,
@@ -66,8 +74,9 @@ from arena.store.codecs import timestamp
 from arena.store.disputes import DisputeBook
 from arena.store.mailbox import Mailbox
 from replays.deals import DealScheme, commitment_of, draw_secret
-from replays.integrity import pack
+from replays.integrity import IntegrityError, canonical, pack
 from replays.log import DecisionRecord, MatchLog
+from replays.packing import quick, whole
 
 Clock = Callable[[], float]
 
@@ -102,19 +111,56 @@ class Store:
     secrets; the service and the workers must share it."""
 
     def __init__(
-        self, client: redis.Redis, secret_key: str | bytes, *, clock: Clock = time.time
+        self,
+        client: redis.Redis,
+        secret_key: str | bytes,
+        *,
+        archive: Archive,
+        replay_cache_s: int = 0,
+        clock: Clock = time.time,
     ) -> None:
         self.redis = client
         self._fernet = Fernet(secret_key)
         self._clock = clock
+        self.archive = archive
+        """Where the sealed logs are kept (:mod:`arena.archive`); Redis holds their names."""
+        self._replay_cache_s = replay_cache_s
         self.mailbox = Mailbox(client, clock=clock)
         """Where the arena and its pull bots meet (:mod:`arena.store.mailbox`)."""
         self.disputes = DisputeBook(client, clock=clock)
         """Disputes, their evidence and rulings (:mod:`arena.store.disputes`)."""
 
     @classmethod
-    def from_url(cls, url: str, secret_key: str | bytes, *, clock: Clock = time.time) -> Store:
-        return cls(redis.Redis.from_url(url), secret_key, clock=clock)
+    def from_url(
+        cls,
+        url: str,
+        secret_key: str | bytes,
+        *,
+        archive: Archive,
+        replay_cache_s: int = 0,
+        clock: Clock = time.time,
+    ) -> Store:
+        return cls(
+            redis.Redis.from_url(url),
+            secret_key,
+            archive=archive,
+            replay_cache_s=replay_cache_s,
+            clock=clock,
+        )
+
+    @classmethod
+    def from_config(
+        cls, config: Config, *, client: redis.Redis | None = None, clock: Clock = time.time
+    ) -> Store:
+        """The store ``config`` names: its Redis (or ``client``, a connection to it), its
+        secret key, its archive."""
+        return cls(
+            redis.Redis.from_url(config.redis_url) if client is None else client,
+            config.secret_key,
+            archive=open_archive(config.archive, s3_endpoint=config.s3_endpoint),
+            replay_cache_s=config.replay_cache_s,
+            clock=clock,
+        )
 
     @contextmanager
     def held(self, key: str, *, timeout_s: float, wait_s: float | None) -> Iterator[bool]:
@@ -672,8 +718,25 @@ class Store:
         return found
 
     def replay_blob(self, match_id: str) -> bytes | None:
-        """The packed sealed log (``replays.integrity.unpack`` reads it)."""
-        return replies.blob(self.redis.get(keys.replay(match_id)))
+        """The packed sealed log (``replays.integrity.unpack`` reads it), None before the match
+        is recorded: read from the archive by the name its record keeps, checked (an
+        :class:`~arena.errors.ArchiveError` if the archive cannot return exactly that blob),
+        and kept ``replay_cache_s`` in Redis for the next reader, in the form that reads
+        without rebuilding (:func:`replays.packing.whole`). A log recorded before the
+        archive is read from its own key until it is migrated (:meth:`migrate_replay`)."""
+        digest = replies.text(self.redis.hget(keys.match(match_id), "log_sha256"))
+        if digest is None:
+            return replies.blob(self.redis.get(keys.replay(match_id)))
+        cached = replies.blob(self.redis.get(keys.log_cache(digest)))
+        if cached is not None:
+            return cached
+        try:
+            blob = whole(self.archive.get(digest))
+        except IntegrityError as error:  # intact, yet not rebuilt to the sealed log
+            raise ArchiveError(f"the archive's blob {digest} does not read: {error}") from None
+        if self._replay_cache_s > 0:
+            self.redis.set(keys.log_cache(digest), blob, ex=self._replay_cache_s)
+        return blob
 
     def record_result(self, match_id: str, sealed: Mapping[str, Any]) -> bool:
         """Store a finished match's sealed log, its result, the tournament's standings and
@@ -683,6 +746,7 @@ class Store:
         if log.match_id != match_id:
             raise ValueError(f"the log is of match {log.match_id!r}, not {match_id!r}")
         blob = pack(sealed)
+        digest = self.archive.put(blob)  # durable before the result names it
         seats = [s.bot_id for s in log.seats]
         rated = is_rated(log)
         watched = [keys.match(match_id)]
@@ -697,13 +761,15 @@ class Store:
         def record(pipe: Pipeline) -> bool:
             if replies.blob(pipe.hget(keys.match(match_id), "result")) is not None:
                 return False
-            self._write_result(pipe, log, blob, rated, seq)
+            self._write_result(pipe, log, (digest, len(blob)), rated, seq)
+            if self._replay_cache_s > 0:  # its first viewers, soon, need not rebuild it
+                pipe.set(keys.log_cache(digest), quick(canonical(sealed)), ex=self._replay_cache_s)
             return True
 
         return replies.transaction(self.redis, record, *watched)
 
     def _write_result(
-        self, pipe: Pipeline, log: MatchLog, blob: bytes, rated: bool, seq: int
+        self, pipe: Pipeline, log: MatchLog, archived: tuple[str, int], rated: bool, seq: int
     ) -> None:
         """Read what the update needs (the pipeline is watching), then queue every write."""
         seats = [s.bot_id for s in log.seats]
@@ -734,11 +800,11 @@ class Store:
             before = [self._version_rating(pipe, s.bot_id, s.version) for s in log.seats]
             ratings = rate(log, before, at=now)
         pipe.multi()
-        pipe.set(keys.replay(log.match_id), blob, nx=True)
         pipe.hset(
             keys.match(log.match_id),
             mapping=codecs.recorded_match_fields(log, finished_at=log.finished_at or now),
         )
+        self._name_log(pipe, log.match_id, *archived)
         pipe.hdel(keys.match(log.match_id), "failure")
         if ratings:  # what the match did to each seat's rating, for a ruling to withdraw
             effect = codecs.to_json(list(zip(before, ratings, strict=True)))
@@ -776,6 +842,52 @@ class Store:
             for bot_id, opponent, figures in head_to_head(log):
                 for figure, value in figures.items():
                     pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", value)
+
+    @staticmethod
+    def _name_log(pipe: Pipeline, match_id: str, digest: str, size: int) -> None:
+        """Queue the archived log's name and size in its match's record, and the name among
+        the blobs that matches reference."""
+        pipe.hset(keys.match(match_id), mapping=codecs.log_fields(digest, size))
+        pipe.sadd(keys.LOGS, digest)
+
+    # -- the archive --------------------------------------------------------------------------
+
+    def replays_in_redis(self) -> list[str]:
+        """The matches whose logs are still kept in Redis (recorded before the archive)."""
+        found = []
+        for key in self.redis.scan_iter(match=keys.REPLAY_PATTERN, count=1000):
+            name = replies.blob(key)
+            if name is not None:
+                found.append(keys.replay_match_id(name))
+        return sorted(found)
+
+    def migrate_replay(self, match_id: str, verified: Callable[[bytes], bytes]) -> bool:
+        """Move the match's log from Redis to the archive: ``verified`` turns the Redis blob
+        into the blob to archive (raising if the log is not what was sealed); it is written,
+        read back and compared, then the match names it and the Redis key goes, in one
+        transaction. Returns False if there was nothing to move (moved meanwhile). Stopped at
+        any point, it leaves the log readable, and is done again from the start."""
+        key = keys.replay(match_id)
+        blob = replies.blob(self.redis.get(key))
+        if blob is None:
+            return False
+        archived = verified(blob)
+        digest = self.archive.put(archived)
+        self.archive.get(digest)  # read back: an ArchiveError unless it returns it intact
+
+        def move(pipe: Pipeline) -> bool:
+            if replies.blob(pipe.get(key)) != blob:
+                return False
+            pipe.multi()
+            self._name_log(pipe, match_id, digest, len(archived))
+            pipe.delete(key)
+            return True
+
+        return replies.transaction(self.redis, move, key)
+
+    def log_referenced(self, digest: str) -> bool:
+        """Whether a recorded match names the archive's blob ``digest``."""
+        return replies.boolean(self.redis.sismember(keys.LOGS, digest))
 
     def _index_match(
         self,

@@ -27,6 +27,11 @@ EMBARGOED = (
     "(error `embargoed`); the operator's token is served"
 )
 
+ARCHIVE_UNAVAILABLE = (
+    "the log cannot be read from the arena's archive just now (unreachable, or its copy "
+    "missing or damaged: never served); try again later"
+)
+
 
 @blp.route("/matches")
 @blp.arguments(MatchArgs, location="query")
@@ -53,6 +58,7 @@ def get_match(match_id: str) -> Match:
 @blp.response(200, description=f"the sealed match log ({FORMAT}, docs/REPLAYS.md)")
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
 @blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
+@blp.alt_response(503, schema=ErrorSchema, description=ARCHIVE_UNAVAILABLE)
 def replay(match_id: str) -> Response:
     """The match's sealed log: every decision, its integrity block and the arena's signature."""
     # the stored canonical JSON as it is: nothing to parse and encode again
@@ -66,6 +72,7 @@ def replay(match_id: str) -> Response:
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
 @blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
 @blp.alt_response(429, schema=ErrorSchema, description="too many verifications from here")
+@blp.alt_response(503, schema=ErrorSchema, description=ARCHIVE_UNAVAILABLE)
 def verify_match(match_id: str) -> dict[str, Any]:
     """Check the log's seal, then re-run the referee over it (and check its deals against the
     tournament's secret once it is revealed); the first discrepancy, if any. A sealed log never

@@ -38,6 +38,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Config]]:
         secret_key=Fernet.generate_key().decode(),
         operator_token=TOKEN,
         allow_private_endpoints=True,
+        archive=str(tmp_path / "archive"),
     )
     try:
         with serving(create_app(config)) as url:

@@ -104,9 +104,10 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         redis_url=redis.url,
         secret_key=Fernet.generate_key().decode(),
         replay_key_path=key_path,
+        archive=str(tmp_path_factory.mktemp("pages-archive")),
         play_limit="1000 per minute",  # the page tests start many games from one address
     )
-    store = Store.from_url(config.redis_url, config.secret_key)
+    store = Store.from_config(config)
     bots = [_bot(store, "alpha"), _bot(store, "beta"), "house:easy", "house:hard"]
     spec = TournamentSpec(
         "spring cup", tuple(bots), Format(), Rules(fixed_hands=1), TimeControl(1000, 30000, 5)

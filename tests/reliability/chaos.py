@@ -206,7 +206,7 @@ def chaos_run(seed: int | None = None) -> ChaosRun:
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         arena = Arena(Path(directory))
         stack.callback(arena.stop)
-        store = Store.from_url(arena.config.redis_url, arena.config.secret_key)
+        store = Store.from_config(arena.config)
         bots = [_register(store, stack, Quick, f"quick-{i}") for i in range(2)]
         participants = [*bots, "house:easy", "house:normal", "house:hard"]
         fmt = Format(duplicate=True, matches_per_table=2, hands=1)

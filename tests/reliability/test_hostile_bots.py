@@ -97,7 +97,7 @@ def _job_seconds(store: Store, match_id: str) -> float:
 def played(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     redis.Redis.from_url(redis_server).flushdb()
     config = arena_config(redis_server, tmp_path_factory.mktemp("hostile"))
-    store = Store.from_url(config.redis_url, config.secret_key)
+    store = Store.from_config(config)
     bots = hostile_bots()
     with ExitStack() as stack:
         hostile = {_register_url(store, b.name, stack.enter_context(serving(b))): b for b in bots}

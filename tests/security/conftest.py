@@ -41,7 +41,7 @@ def app(config: Config) -> Flask:
 
 @pytest.fixture
 def store(config: Config) -> Store:
-    return Store.from_url(config.redis_url, config.secret_key)
+    return Store.from_config(config)
 
 
 @pytest.fixture

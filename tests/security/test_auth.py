@@ -284,7 +284,7 @@ def test_a_bot_verifies_the_arenas_signature_and_a_rotation_has_a_grace_period(
     config: Config,
 ) -> None:
     now = [1_767_225_600.0]
-    store = Store.from_url(config.redis_url, config.secret_key, clock=lambda: now[0])
+    store = Store.from_config(config, clock=lambda: now[0])
     bot, _ = store.create_bot(
         name="signed", endpoint="https://bot.example/", description="", contact="a@x.org",
         version="1", secret="old-secret",

@@ -40,8 +40,9 @@ def replay_key_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def config(redis_url: str, secret_key: str, replay_key_path: Path) -> Config:
+def config(redis_url: str, secret_key: str, replay_key_path: Path, tmp_path: Path) -> Config:
     return Config(
+        archive=str(tmp_path / "archive"),
         redis_url=redis_url,
         secret_key=secret_key,
         operator_token=OPERATOR,
@@ -65,7 +66,7 @@ def client(app: Flask) -> FlaskClient:
 
 @pytest.fixture
 def store(config: Config) -> Store:
-    return Store.from_url(config.redis_url, config.secret_key)
+    return Store.from_config(config)
 
 
 @pytest.fixture(scope="session")

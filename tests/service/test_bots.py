@@ -279,7 +279,7 @@ def test_rotating_keeps_the_old_secret_for_the_grace_period(
     new = rotated.json["signing_secret"]
     assert rotated.json["previous_valid_for_s"] == config.secret_grace_s
     assert store.signing_secrets(bot_id) == [new, data["signing_secret"]]
-    later = Store(store.redis, config.secret_key, clock=lambda: time.time() + 4000)
+    later = Store.from_config(config, client=store.redis, clock=lambda: time.time() + 4000)
     assert later.signing_secrets(bot_id) == [new]
 
 

@@ -28,6 +28,7 @@ def test_a_redis_crash_loses_no_acknowledged_write(
         operator_token=OPERATOR,
         allow_private_endpoints=True,
         replay_key_path=replay_key_path,
+        archive=str(tmp_path / "archive"),
     )
     client: FlaskClient = create_app(config).test_client()
     bots = [register(client, bot_url, name=f"bot-{i}")["bot"]["id"] for i in range(4)]
@@ -35,7 +36,7 @@ def test_a_redis_crash_loses_no_acknowledged_write(
         "/api/tournaments", json={"name": "cup", "participants": bots}, headers=operator()
     )
     assert made.status_code == 201, made.json
-    store = Store.from_url(server.url, secret_key)
+    store = Store.from_config(config)
     assert store.record_result("m-1", sealed_log(config, "m-1", bots, seed=3))
     ladder_before = client.get("/api/ladder").json
 

@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 
 from arena import matches
 from arena.records import Format, TournamentSpec, TournamentStatus
-from arena.store import Store
+from arena.store import Store, keys
 from referee import Rules
 from replays.integrity import generate_key, key_id_of, pack, public_key_from_pem, seal
 from replays.log import TimeControl
@@ -93,9 +93,11 @@ def test_matches_listing_filters_and_pages(client: FlaskClient, recorded: dict[s
 
 
 def _verified_as_stored(client: FlaskClient, store: Store, log: dict[str, Any]) -> Any:
-    """What ``POST /verify`` answers once the stored log of its match is replaced by ``log``."""
+    """What ``POST /verify`` answers once the stored log of its match is replaced by ``log``
+    (put in the archive, and named by the match's record)."""
     match_id = log["match_id"]
-    store.redis.set(f"gz:replay:{match_id}", pack(log))
+    digest = store.archive.put(pack(log))
+    store.redis.hset(keys.match(match_id), "log_sha256", digest)
     return client.post(f"/api/matches/{match_id}/verify").json
 
 

@@ -38,6 +38,7 @@ def arena_config(redis_url: str, directory: Path) -> Config:
         secret_key=Fernet.generate_key().decode(),
         allow_private_endpoints=True,
         replay_key_path=key_path,
+        archive=str(directory / "archive"),
         queue_name="arena-test",
         # recovery shortened for the tests: a dead worker's job is retried within ~4 s
         worker_ttl_s=16,
@@ -49,7 +50,7 @@ def arena_config(redis_url: str, directory: Path) -> Config:
 
 @pytest.fixture
 def store(config: Config) -> Store:
-    return Store.from_url(config.redis_url, config.secret_key)
+    return Store.from_config(config)
 
 
 def environment(config: Config) -> dict[str, str]:
@@ -59,6 +60,7 @@ def environment(config: Config) -> dict[str, str]:
         "REDIS_URL": config.redis_url,
         "GONGZHU_SECRET_KEY": config.secret_key,
         "GONGZHU_REPLAY_KEY": str(config.replay_key_path or ""),
+        "GONGZHU_ARCHIVE": config.archive,
         "GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "1",
         "GONGZHU_QUEUE": config.queue_name,
         "GONGZHU_WORKER_TTL_S": str(config.worker_ttl_s),

@@ -24,8 +24,8 @@ from arena.store import Store
 from referee import Rules
 from replays.log import TimeControl
 from tests.workers.conftest import arena_config, environment, start_worker_process, stop_workers
-from workers.cron import SYNC_S, ArenaCron, cron_job_name
-from workers.jobs import run_schedule
+from workers.cron import ARCHIVE_SWEEP_JOB, SYNC_S, ArenaCron, cron_job_name
+from workers.jobs import run_archive_sweep, run_schedule
 
 T = TypeVar("T")
 
@@ -140,3 +140,18 @@ def test_run_schedule_starts_a_round_among_all_active_bots(
     assert set(queue.get_job_ids()) == {match_job_id(m.id) for m in matches}
     run_schedule("s_unknown")  # a deleted schedule queues nothing
     assert store.list_tournaments(page=1, per_page=10).total == 1
+
+
+def test_the_archive_sweep_is_queued_every_interval_and_kept_across_syncs(
+    config: Config, store: Store
+) -> None:
+    scheduler = ArenaCron(store, config.queue_name, archive_sweep_s=3600)
+    scheduler.enqueue_jobs()  # rq queues an interval job at its first round
+    [sweep] = scheduler.get_jobs()
+    assert (sweep.name, sweep.func, sweep.interval) == (ARCHIVE_SWEEP_JOB, run_archive_sweep, 3600)
+    queue = Queue(config.queue_name, connection=store.redis)
+    assert [job.func_name for job in queue.get_jobs()] == ["workers.jobs.run_archive_sweep"]
+    store.create_schedule("0 3 * * *", TEMPLATE)
+    scheduler.enqueue_jobs()
+    assert ARCHIVE_SWEEP_JOB in {job.name for job in scheduler.get_jobs()}  # kept by sync
+    assert ArenaCron(store, config.queue_name).get_jobs() == []  # 0: no sweep

@@ -24,7 +24,7 @@ def test_without_a_key_file_every_process_shares_the_key_the_first_one_kept(
 ) -> None:
     unconfigured = dataclasses.replace(config, replay_key_path=None)
     first = Arena(unconfigured, store).replay_key()
-    other = Arena(unconfigured, Store.from_url(config.redis_url, config.secret_key)).replay_key()
+    other = Arena(unconfigured, Store.from_config(config)).replay_key()
     assert public_key_pem(first.public_key()) == public_key_pem(other.public_key())
     kept = store.redis.get("gz:replay-key")
     assert kept is not None

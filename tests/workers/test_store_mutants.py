@@ -77,7 +77,7 @@ def _register(
 
 
 def _clocked(config: Config, clock: Clock) -> Store:
-    return Store(redis.Redis.from_url(config.redis_url), config.secret_key, clock=clock)
+    return Store.from_config(config, clock=clock)
 
 
 def _tournament(
@@ -174,7 +174,7 @@ def test_a_client_that_decodes_its_replies_is_refused_loudly(config: Config) -> 
         replies.texts(["x"])
     client.hset("gz:bot:bot_a", mapping=BOT)
     with pytest.raises(TypeError, match="decode_responses off"):
-        Store(client, config.secret_key).get_bot("bot_a")
+        Store.from_config(config, client=client).get_bot("bot_a")
 
 
 def test_replies_keep_their_shapes() -> None:
@@ -219,7 +219,8 @@ def test_a_human_game_is_forgotten_a_month_after_its_last_write(store: Store) ->
 
 def test_ping_says_whether_redis_answers(store: Store, config: Config) -> None:
     assert store.ping() is True
-    assert Store.from_url("redis://127.0.0.1:1/0", config.secret_key).ping() is False
+    nowhere = dataclasses.replace(config, redis_url="redis://127.0.0.1:1/0")
+    assert Store.from_config(nowhere).ping() is False
 
 
 def test_ids_tokens_and_secrets_carry_their_random_bytes(store: Store) -> None:
@@ -374,7 +375,7 @@ def test_an_unrated_result_and_a_failure_of_one_tournament_at_once_end_it(
     would stay running with every match ended."""
     tid = _planned(store, 2)
     house = ["bot_a", "house:easy", "house:easy", "bot_b"]  # a house bot in two seats: unrated
-    other = Store.from_url(config.redis_url, config.secret_key)
+    other = Store.from_config(config)
     fired = _before_the_first_exec(monkeypatch, lambda: other.mark_match_failed("m2", "boom"))
     assert store.record_result("m1", _sealed(config, _log("m1", house, tournament_id=tid)))
     assert fired == [1]
@@ -583,7 +584,7 @@ def test_a_human_game_saved_from_a_stale_version_or_raced_changes_nothing(
         store.save_human_game(dataclasses.replace(game, version=5), [])  # none was ever 5
     with pytest.raises(NotFoundError):
         store.save_human_game(dataclasses.replace(game, id="g_none"), [])
-    other = Store.from_url(config.redis_url, config.secret_key)
+    other = Store.from_config(config)
     fired = _before_the_first_exec(monkeypatch, lambda: other.mark_human_game_recorded(saved))
     with pytest.raises(StaleVersionError, match="changed while this move was made"):
         store.save_human_game(saved, list(GAME.moves))

@@ -50,7 +50,7 @@ def test_two_results_recorded_at_once_both_count(
 ) -> None:
     tid = _tournament(store, total=2)
     first, second = (sealed_log(config, f"m{n}", BOTS, tournament_id=tid, seed=n) for n in (1, 2))
-    other = Store.from_url(config.redis_url, config.secret_key)  # another worker's connection
+    other = Store.from_config(config)  # another worker's connection
     fired = _before_the_first_exec(monkeypatch, lambda: other.record_result("m2", second))
 
     assert store.record_result("m1", first)
@@ -75,7 +75,7 @@ def test_the_same_result_recorded_twice_at_once_counts_once(
 ) -> None:
     tid = _tournament(store, total=1)
     log = sealed_log(config, "m1", BOTS, tournament_id=tid, seed=1)
-    other = Store.from_url(config.redis_url, config.secret_key)
+    other = Store.from_config(config)
     results: list[bool] = []
     _before_the_first_exec(monkeypatch, lambda: results.append(other.record_result("m1", log)))
 
@@ -93,7 +93,7 @@ def test_two_rated_matches_outside_tournaments_recorded_at_once_both_move_the_la
     """No tournament key is shared here: only watching the players' ratings makes the first
     transaction read them again."""
     first, second = (sealed_log(config, f"f{n}", BOTS, seed=n) for n in (1, 2))
-    other = Store.from_url(config.redis_url, config.secret_key)
+    other = Store.from_config(config)
     fired = _before_the_first_exec(monkeypatch, lambda: other.record_result("f2", second))
 
     assert store.record_result("f1", first)

@@ -5,6 +5,8 @@ codecs byte for byte."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 
 from arena.records import (
@@ -28,6 +30,7 @@ from arena.records import (
 from arena.store import Store, codecs
 from referee import Rules
 from replays.deals import DealScheme, DealSource
+from replays.integrity import digest, pack, unpacked_json
 from replays.log import DecisionRecord, TimeControl
 
 RULES = (
@@ -240,3 +243,40 @@ def test_a_human_game_stored_before_committed_deals_loads_with_its_seed(store: S
     store.redis.hset("gz:play:g1", mapping=old)
     game = store.get_human_game("g1")
     assert game is not None and game.deals == DealSource(DealScheme.UNCHECKED, seed="s33d")
+
+
+PACKED_LOG = base64.b64decode(
+    "R1oCASi1L/1jTw6fJO1RRSsAYqdzJ/CytgGoREdv4Fuptl56CnB2aFmJdvp5FSkpMynjTSW8h01kE1l5ASNt33sEIQ0M"
+    "6VVQC3bD4pjXayHXqw8qu4aFLkuePkhQsThA6AUVAsKX4zwpYT5sPAxC8TEZAxkTFekHOA3S9B6OBCi0cm5cYhjIOOAI"
+    "zEbhwOBxPuRfoo9e2ChEy4VaHs5HhoBARO0mnbwq43MlmXro0sRvrnRTxbFSqVfnVJ9uTve/VW9sapLSP6zkNC1Xs6Ok"
+    "5Cv0DCN0tC9qeqONXHmO/v5BBEr0fa5ufzORc9/efmnXZn2sLy6392//cuzfyFG7OapH+572e0+bPUOJHinRY3+U2Sgy"
+    "P/+F/90VviuMGgxfYGTeXhhX+5fdMed8LUBWiLEGLa+/37L9rhVNBVNxb29Mr0tYXScLQ/LwWNoEWqeikbROhxVUFFAB"
+    "LGNBqLBLQsFEF0186M1v2SWxNjwWA1kdF/NQFiDGwThCbMKYxNhlMYDrA9AkbaR1rk/rsEnrdETaP1dX6OocO468rzcu"
+    "b/dFcVEgELkUoIvq+FAcocuz7v4PI2uUJ26bTpMHam2anH6/1CmlnyunfXBGlla5qlj2SimfuVc1ur/H0z3uNCf3vIkE"
+    "gVnoARUhxBDClHJG0A5iQBCDQBCJQAzHIAyCIAQIgjAIxyAIhRBikMAQIxWyJB+y12yRUwH25CqK6MSc+f/kBCEe5MGp"
+    "DBni7LTHMjmTiKnp8k2vDMGHnby+3IjsRh4BIi1EhOIm0gTB6UiC80vCtlVBFNdfjyhHB6j+4vMOcc6vzYMaMeJC7iLa"
+    "+LYZwGV+0deJvCdaJC4D/pggrmp77GFT7h+RviAOZqVjXadl+7GxdvvCihNJoPbQS9B+dzMqV0EK1bEQMAI5HklUEboW"
+    "tq0/xPeK/y48dGVQUvUSRuuax4muqbc1RWqp/HfXqAxEdgg42EDtz3ASOH52iYWYczcrSd7lLxDnDZWVNhdgYQyUIuEs"
+    "//5a9yujxK0cFHs8Zl9rnd9HkDGSITdmmNkkhWHh6yOT13xxen5+zvxDyiZA217mem8AIxz7KOCzXmfHQblow9G+hrFp"
+    "J8jM+tooP0k1ysZ+OqVdQwhCIzuMmjQMAeooLqDDE25MTOCChcjI7M3Jk1oIktCz722vRCS9TAlYwtel54bRJEji6ENG"
+    "QhsCSoqOYwoRMLQqdJPKpHMFKAKoaw+Q2jw00zPB/N4ggPuNfRaQhUdInSwiStfZdtAejrSDaNv7hP5jJgC5u1vqjRoI"
+    "oSIDuHDslwHj9c2acJ7bjrM9DQPTSZCZ8eVNfpJKEmzWa88aJkaUT/k5C0uDQYBcfcc1bMdxBCjBsR8BxodeJ9LphDXo"
+    "Umbe1vitBVjBgO49eE6IfX7DPglIbK0vGgTKxO1FOS2MIjNBqfekPnTgK7PcWQZ4imDlpgxAQwQo8x69IeX7NmZF4M1y"
+    "CF6g+6Lqs/4Ch8MhanfV+PY7l9wRsG9jeRKomOSiJqobsWvt5YRDyOC+aRsXazClHNqeB9Iy/IzSjwzr/7K5T8lk/9q4"
+    "DnxmJKOMWZ4wW8mm+04owbLI5B8JDo7VBAkgF2ASH8foCCDpKG1y5zPAHWaKV1inUzs+24x9FRTXN/LFxtOUPknUhn02"
+    "WlF6Rhr1TLwY23U+VkC8Vf2jwMEHIsks2WVTcEsVaCECFcm8vS38MAV1n7msUpNs5AGNyOfglNP3lZFwO8/yUoS3SpUE"
+    "BxCZ+FMnn5Hs0EWwAcQqAWuzzyisKGvNjTfOurvZCCDVagoL+cjFEaUFMPqkvzXB0J52knRZDnBiDwCWyTkfkQ9eTvn8"
+    "JEeMI89i2uCHmq9PH3oOmNa9DbdRFQ=="
+)
+"""The example log of docs/REPLAYS.md (one hand) in the stored form 2 as the archive keeps it
+(``replays.packing``: the rebuilt fields left out, zstd with dictionary 614403663)."""
+PACKED_LOG_SHA256 = "8958fd1ff8ceb2dcd02ea8d71b1752ea01e9d6d1101f7c34bc4f12ae4f68ee25"
+"""The SHA-256 of that log's canonical JSON (the seal's block included)."""
+
+
+def test_a_log_in_the_stored_form_reads_back_to_its_canonical_json_byte_for_byte() -> None:
+    body = unpacked_json(PACKED_LOG)
+    assert hashlib.sha256(body).hexdigest() == PACKED_LOG_SHA256
+    sealed = json.loads(body)
+    assert digest(sealed) == sealed["integrity"]["sha256"]
+    assert pack(sealed) == PACKED_LOG  # and is written the same

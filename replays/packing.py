@@ -1,0 +1,251 @@
+"""The stored (packed) form of a sealed log: smaller than its canonical JSON, and read back to
+exactly that JSON, byte for byte (docs/REPLAYS.md, "The stored form").
+
+Two forms are read; :func:`pack` writes the second:
+
+1. zlib: the canonical JSON, zlib-compressed (level 9). Every log stored before the archive.
+2. ``GZ``, the form's number (2) and a flag, then one zstd frame. Whole (flag 0): the canonical
+   JSON. Reduced (flag 1): the canonical JSON of the log *less what the log itself rebuilds*:
+   every decision's ``decision_id`` (``match:hand:index``), and where the rebuilt value is the
+   recorded one its ``request_sha256`` (the SHA-256 of the request rebuilt from the log and
+   the referee, as ``python -m replays verify`` rebuilds it), its ``answer`` (an answer taken
+   as it was, in the protocol's canonical form) and its timing's ``bytes_sent`` and
+   ``bytes_received``. The frame is compressed with a zstd dictionary trained on logs,
+   shipped in this package (``replays/dictionaries/<id>.zdict``); the frame names the
+   dictionary's id, so a later dictionary leaves every blob readable.
+
+Reading form 2 puts the left-out values back, then checks the SHA-256 of the canonical JSON
+against the seal's (``integrity.sha256``): a blob that does not rebuild exactly is an
+:class:`PackingError`, never a different log.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from bot_sdk.protocol import Status, answer_of, body_sha256, decision_id, encode
+from referee import Move
+from replays.log import MatchLog
+from replays.upgrade import read_log, upgrade
+from replays.verify import replay, request_body
+
+if TYPE_CHECKING:
+    import zstandard
+
+MAGIC = b"GZ\x02"
+"""What a form 2 blob starts with (a zlib stream starts with 0x78); one byte follows: 1 when
+the decision ids and matching request hashes are left out, 0 when the log is whole."""
+REDUCED, WHOLE = b"\x01", b"\x00"
+LEVEL = 15
+FAST_LEVEL = 3
+DICTIONARY_SIZE = 110_000
+DICTIONARIES = Path(__file__).with_name("dictionaries")
+DICTIONARY_ID = 614_403_663
+"""The id of the dictionary :func:`pack` writes with (``replays/dictionaries/<id>.zdict``)."""
+
+Rebuilt = dict[tuple[int, int], tuple[str, str, int]]
+"""Each decision's (hand index, decision index) -> its rebuilt decision id, request SHA-256 and
+request size in bytes."""
+
+
+class PackingError(ValueError):
+    """A blob that is not a stored log, or that does not rebuild to the log that was sealed."""
+
+
+def _zstd() -> ModuleType:
+    """The ``zstandard`` package: the arena's, not the bot SDK's (``pip install .`` reads the
+    JSON of a log and its zlib form; the zstd form needs ``pip install '.[arena]'``)."""
+    try:
+        import zstandard  # noqa: PLC0415 - the arena's dependency, not the bot SDK's
+    except ImportError:
+        raise PackingError(
+            "this stored log is zstd-packed: install the zstandard package to read it "
+            "(pip install '.[arena]')"
+        ) from None
+    return zstandard
+
+
+@functools.cache
+def dictionary(dict_id: int) -> zstandard.ZstdCompressionDict:
+    try:
+        data = (DICTIONARIES / f"{dict_id}.zdict").read_bytes()
+    except FileNotFoundError:
+        raise PackingError(f"this version has no packing dictionary {dict_id}") from None
+    found: zstandard.ZstdCompressionDict = _zstd().ZstdCompressionDict(data)
+    return found
+
+
+def pack(sealed: Mapping[str, Any]) -> bytes:
+    """The stored form of ``sealed`` (form 2): reduced when every decision's id is the one
+    rebuilt and the reduced form reads back to exactly ``sealed``, else whole."""
+    body = encode(sealed)
+    reduced = _reduced(sealed)
+    if reduced is not None:
+        blob = MAGIC + REDUCED + _compress(encode(reduced))
+        try:
+            if unpacked_json(blob) == body:
+                return blob
+        except PackingError:
+            pass
+    return MAGIC + WHOLE + _compress(body)
+
+
+def train(logs: Sequence[Mapping[str, Any]]) -> bytes:
+    """A zstd dictionary (:data:`DICTIONARY_SIZE` bytes) trained on sealed ``logs`` as
+    :func:`pack` compresses them (``python -m benchmarks.replays --train-dictionary``)."""
+    samples = [encode(_reduced(log) or log) for log in logs]
+    trained = _zstd().train_dictionary(DICTIONARY_SIZE, samples, level=LEVEL)
+    data: bytes = trained.as_bytes()
+    return data
+
+
+def whole(blob: bytes) -> bytes:
+    """The log stored in ``blob``, in form 2 with nothing left out, quickly compressed: what
+    reads back without rebuilding anything (a cache's copy; :func:`pack` writes the smaller)."""
+    return quick(unpacked_json(blob))
+
+
+def quick(body: bytes) -> bytes:
+    """A log's canonical JSON ``body`` in form 2, whole, quickly compressed (:func:`whole`)."""
+    return MAGIC + WHOLE + _compress(body, level=FAST_LEVEL)
+
+
+def _compress(raw: bytes, *, level: int = LEVEL) -> bytes:
+    compressed: bytes = _compressor(level).compress(raw)
+    return compressed
+
+
+@functools.cache
+def _compressor(level: int) -> zstandard.ZstdCompressor:
+    found: zstandard.ZstdCompressor = _zstd().ZstdCompressor(
+        level=level, dict_data=dictionary(DICTIONARY_ID)
+    )
+    return found
+
+
+@functools.cache
+def _decompressor(dict_id: int) -> zstandard.ZstdDecompressor:
+    found: zstandard.ZstdDecompressor = _zstd().ZstdDecompressor(dict_data=dictionary(dict_id))
+    return found
+
+
+def _reduced(sealed: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A copy of ``sealed`` without what it rebuilds, or None if it cannot leave it out."""
+    rebuilt = _rebuilt(sealed)
+    reduced = copy.deepcopy(dict(sealed))
+    for h, hand in enumerate(reduced.get("hands", ())):
+        for d, decision in enumerate(hand.get("decisions", ())):
+            timing = decision.get("timing")
+            if (h, d) not in rebuilt or not decision.keys() >= FIELDS:
+                return None
+            if timing is not None and not timing.keys() >= TIMING_FIELDS:
+                return None
+            rebuilt_id, rebuilt_sha, body_bytes = rebuilt[h, d]
+            if decision["decision_id"] != rebuilt_id:
+                return None
+            del decision["decision_id"]
+            if decision["request_sha256"] == rebuilt_sha:
+                del decision["request_sha256"]
+            if timing is not None and timing["bytes_sent"] == body_bytes:
+                del timing["bytes_sent"]
+            answer = decision["answer"]
+            if answer is not None and answer == _answer(decision):
+                del decision["answer"]
+                if timing is not None and timing["bytes_received"] == len(answer.encode()):
+                    del timing["bytes_received"]
+    return reduced
+
+
+FIELDS = {"decision_id", "request_sha256", "answer", "timing"}
+"""The fields of a decision the reduced form may leave out (each where the rebuilt value is
+the recorded one), and ``timing``, whose byte counts it may leave out."""
+TIMING_FIELDS = {"bytes_sent", "bytes_received"}
+
+
+def _answer(decision: Mapping[str, Any]) -> str | None:
+    """The answer a bot sends for the decision's applied move, in the protocol's canonical
+    form, for an answer taken as it was (status ``ok``); None otherwise."""
+    if decision.get("status") != Status.OK.value:
+        return None
+    move = Move.from_json({"seat": decision["seat"], **decision["applied"]})
+    return encode(answer_of(move)).decode()
+
+
+def unpacked_json(blob: bytes) -> bytes:
+    """A stored log's canonical JSON, exactly as it was sealed, from either form."""
+    if not blob.startswith(MAGIC):
+        try:
+            return zlib.decompress(blob)
+        except zlib.error as error:
+            raise PackingError(f"not a stored log: {error}") from None
+    flag, frame = blob[len(MAGIC) : len(MAGIC) + 1], blob[len(MAGIC) + 1 :]
+    zstd = _zstd()
+    try:
+        dict_id = zstd.get_frame_parameters(frame).dict_id
+        raw: bytes = _decompressor(dict_id).decompress(frame)
+    except zstd.ZstdError as error:
+        raise PackingError(f"not a stored log: {error}") from None
+    if flag == WHOLE:
+        return raw
+    restored = _restored(_json_object(raw))
+    unsealed = encode({k: v for k, v in restored.items() if k != "integrity"})
+    if hashlib.sha256(unsealed).hexdigest() != restored.get("integrity", {}).get("sha256"):
+        raise PackingError("the stored log does not rebuild to the log that was sealed")
+    return encode(restored)
+
+
+def _restored(reduced: dict[str, Any]) -> dict[str, Any]:
+    """``reduced`` with every field it left out put back (:func:`_reduced`)."""
+    match_id = str(reduced.get("match_id"))
+    for hand in reduced.get("hands", ()):
+        for index, decision in enumerate(hand.get("decisions", ())):
+            decision["decision_id"] = decision_id(match_id, hand["hand_number"], index)
+            timing = decision.get("timing")
+            if "answer" not in decision:
+                decision["answer"] = _answer(decision)
+                if timing is not None and "bytes_received" not in timing:
+                    timing["bytes_received"] = len(str(decision["answer"]).encode())
+    try:
+        typed = MatchLog.from_json(upgrade(reduced))
+    except (KeyError, TypeError, ValueError) as error:
+        raise PackingError(f"the stored log cannot be read: {error}") from None
+    for (h, d), (_, rebuilt_sha, body_bytes) in _rebuilt(reduced, typed).items():
+        decision = reduced["hands"][h]["decisions"][d]
+        decision.setdefault("request_sha256", rebuilt_sha)
+        if decision.get("timing") is not None:
+            decision["timing"].setdefault("bytes_sent", body_bytes)
+    return reduced
+
+
+def _rebuilt(data: Mapping[str, Any], typed: MatchLog | None = None) -> Rebuilt:
+    """Every decision's rebuilt id, request hash and request size (from ``typed``, else from
+    ``data`` read as a log); none for a log that cannot be read or walked."""
+    try:
+        log = read_log(data) if typed is None else typed
+        hands = {id(hand): n for n, hand in enumerate(log.hands)}
+        rebuilt: Rebuilt = {}
+        for hand, index, record, obs in replay(log):
+            body = request_body(log, record, obs)
+            rebuilt[hands[id(hand)], index] = (
+                decision_id(log.match_id, hand.hand_number, index),
+                body_sha256(body),
+                len(body),
+            )
+        return rebuilt
+    except ValueError:  # LogReadError, IllegalMoveError, DealError
+        return {}
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise PackingError("a stored log is a JSON object")
+    return data
