@@ -15,9 +15,27 @@ Playouts are optimistic: they let every seat shed its bad cards later at will. S
 card is kept unless some card beats it by more than ``margin`` points on average; a lone
 dominant card still wins, but near-ties go to the rule that knows the future is uncertain.
 
-Both weights were measured on the same 48 deals against Normal (benchmarks/strength.py,
-20 deals sampled per decision): ``rivalry`` 0.5 did better than 0 and 1, ``margin`` 5 better
-than 0 and 20.
+The ingredients, and what each is worth against Normal (``python -m benchmarks.strength
+--pair hard:normal --deals 40 --budget-ms 60000 [--max-samples N] [--no-infer]``: the same 40
+duplicate deals, points per hand with the 95% interval; docs/BENCHMARKS.md has the runs):
+
+- **Budget by samples.** At most :data:`DEFAULT_SAMPLES` deals a decision, drawn from the
+  seed and the seat's information state, so the same position gets the same play and the
+  strength does not depend on the machine's load; :data:`DEFAULT_BUDGET_S` is only a safety
+  cap under the arena's 1000 ms limit. All of this version together: +54.7 [+36.8, +72.5],
+  where the previous Hard (20 deals a decision, uniform samples) made +25.5 [+2.8, +48.1].
+- **Time where decisions are close.** After :data:`MIN_SAMPLES` deals the search stops as
+  soon as no other card could change the choice within :data:`CLEAR_Z` standard errors (the
+  paired differences); only close decisions use the whole budget. {CLEAR}
+- **Informed samples** (:mod:`~bot_sdk.house.sampling`): voids, known cards, who declined to
+  shed the pig or a high heart, and what an exposure says. {INFER}
+- **Samples per decision:** {BUDGETS}
+- **A playout policy with Normal's habits** (:mod:`~bot_sdk.house.playout`), partnership rules
+  included: under ``teams`` a partner feeds us the goat and keeps the pig off us. {TEAMS}
+
+``rivalry`` and ``margin`` were measured on the same 48 deals against Normal at 20 deals
+sampled per decision: ``rivalry`` 0.5 did better than 0 and 1, ``margin`` 5 better than 0 and
+20.
 """
 
 from __future__ import annotations
@@ -101,7 +119,8 @@ class HardBot(Bot):
 
     def search(self, t: Table, legal: int, rule: int, deadline: float) -> dict[int, list[float]]:
         """Each legal card's playout values on the same sampled deals, until the decision is
-        clear, ``max_samples`` deals are played, or ``deadline`` passes (one deal at least)."""
+        clear, ``max_samples`` deals are played, or ``deadline`` passes (checked before every
+        playout; one deal at least)."""
         rng = random.Random(f"{self.seed}|{information_state(t.obs)}")
         cards = list(cards_in(legal))
         values: dict[int, list[float]] = {card: [] for card in cards}
@@ -117,11 +136,16 @@ class HardBot(Bot):
             )
         ):
             position = Game.from_observation(t.obs, sample_holdings(t, rng, infer=self.infer))
+            deal: list[float] = []
             for card in cards:
+                if samples and time.perf_counter() >= deadline:
+                    return values  # a deal cut short is dropped: every card meets every deal
                 game = position.copy()
                 game.push(PLAYS[t.seat][card])
                 play_out(game)
-                values[card].append(self._value(t, game.results[-1].scores))
+                deal.append(self._value(t, game.results[-1].scores))
+            for card, value in zip(cards, deal, strict=True):
+                values[card].append(value)
             samples += 1
         return values
 
