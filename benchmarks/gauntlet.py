@@ -24,9 +24,9 @@ the two is house Normal and the other not Easy; each deal 4 matches of 4 hands):
   estimate too early errs most (a larger ``δ`` stops at the first deals allowed and seldom
   errs).
 
-House Hard here searches 20 sampled deals per decision (:data:`HARD_SAMPLES`, the setting its
-weights were tuned at) instead of its 150 ms budget, so that every run is reproducible whatever
-the machine's load; it then costs about 1 s a match of 4 hands.
+House Hard here searches its default budget of sampled deals per decision with no time cap
+(:data:`~bot_sdk.house.hard.DEFAULT_SAMPLES`, stopping early where the decision is clear), so
+that every run is reproducible whatever the machine's load.
 
     python -m benchmarks.gauntlet               # about 10 minutes on 2 cores
     python -m benchmarks.gauntlet --quick       # about 30 s: Normal vs Easy and the copies only
@@ -66,7 +66,6 @@ from bot_sdk.sequential import Hypotheses, Verdict
 HANDS = 4
 CAP = 100
 """The gauntlets' cap on deals (400 matches)."""
-HARD_SAMPLES = 20
 GOAL = 3.0
 """The goal: the fixed-size test on random deals needs at least this many times the matches."""
 CHUNK = 10
@@ -99,7 +98,7 @@ class Pair:
 def spec(level: str, seed: str) -> BotSpec:
     """A house level, or for Hard a seeded instance searching a fixed number of deals."""
     if level == "hard":
-        bot: Bot = HardBot(seed, max_samples=HARD_SAMPLES, budget_s=60.0)
+        bot: Bot = HardBot(seed, budget_s=NO_LIMIT_MS / 1000)
         return bot
     return level
 

@@ -21,10 +21,20 @@ from functools import partial
 
 from bot_sdk.bot import Bot
 from bot_sdk.house import EasyBot, HardBot, NormalBot
-from bot_sdk.house.hard import DEFAULT_BUDGET_S, DEFAULT_MARGIN, DEFAULT_RIVALRY
+from bot_sdk.house.hard import (
+    CLEAR_Z,
+    DEFAULT_BUDGET_S,
+    DEFAULT_MARGIN,
+    DEFAULT_RIVALRY,
+    DEFAULT_SAMPLES,
+)
 from referee import Game, Rules, deal_from_seed
+from referee.moves import DecisionKind
+from referee.rules import Variant
 
 Z95 = 1.96
+DEFAULT_LIMIT_MS = 1000
+"""The arena's default time for one decision (``time_limit_ms``)."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +43,9 @@ class Settings:
     max_samples: int | None
     rivalry: float
     margin: float
+    teams: bool = False
+    infer: bool = True
+    clear_z: float | None = CLEAR_Z
 
 
 def make_bot(name: str, seed: str, settings: Settings) -> Bot:
@@ -43,39 +56,65 @@ def make_bot(name: str, seed: str, settings: Settings) -> Bot:
             max_samples=settings.max_samples,
             rivalry=settings.rivalry,
             margin=settings.margin,
+            infer=settings.infer,
+            clear_z=settings.clear_z,
         )
     return {"easy": EasyBot, "normal": NormalBot}[name](seed)
 
 
-def play_deal(
-    pair: tuple[str, str], settings: Settings, seed: str, deal: int
-) -> tuple[float, float]:
-    """Bot A's and bot B's mean points per hand over the four rotations of one deal."""
+@dataclass(frozen=True)
+class DealResult:
+    a: float
+    b: float
+    """A's and B's mean points per hand (per team with ``teams``) over the four rotations."""
+    hard_ms: tuple[float, ...]
+    """Hard's time for each play decision that had more than one legal card."""
+    hard_cpu_ms: tuple[float, ...]
+    """The same decisions' CPU time (the process's): what they cost on an idle core."""
+
+
+def play_deal(pair: tuple[str, str], settings: Settings, seed: str, deal: int) -> DealResult:
+    """One deal in its four rotations."""
     hands = deal_from_seed(f"{seed}:{deal}", 1)
+    rules = Rules(fixed_hands=1, variants={Variant.TEAMS} if settings.teams else set())
     points = [0, 0]
+    hard_ms: list[float] = []
+    hard_cpu_ms: list[float] = []
     for rotation in range(4):
         rotated = [hands[(s + rotation) % 4] for s in range(4)]
-        game = Game(Rules(fixed_hands=1), deals=[rotated])
+        game = Game(rules, deals=[rotated])
         bots = [make_bot(pair[s % 2], f"{seed}:{deal}:{rotation}:{s}", settings) for s in range(4)]
         while not game.is_over():
             for decision in game.pending:
-                game.push(bots[decision.seat].decide(game.observation(decision.seat)))
+                obs = game.observation(decision.seat)
+                start, cpu = time.perf_counter(), time.process_time()
+                move = bots[decision.seat].decide(obs)
+                if (
+                    isinstance(bots[decision.seat], HardBot)
+                    and decision.kind is DecisionKind.PLAY
+                    and len(obs.legal) > 1
+                ):
+                    hard_ms.append((time.perf_counter() - start) * 1000)
+                    hard_cpu_ms.append((time.process_time() - cpu) * 1000)
+                game.push(move)
         for s, score in enumerate(game.results[-1].scores):
             points[s % 2] += score
-    return points[0] / 8, points[1] / 8
+    per_hand = 4 if settings.teams else 8
+    return DealResult(
+        points[0] / per_hand, points[1] / per_hand, tuple(hard_ms), tuple(hard_cpu_ms)
+    )
 
 
 @dataclass(frozen=True)
 class PairResult:
     a: str
     b: str
-    deals: tuple[tuple[float, float], ...]
-    """Per deal: A's and B's mean points per hand."""
+    deals: tuple[DealResult, ...]
     seconds: float
 
     @property
     def diffs(self) -> list[float]:
-        return [a - b for a, b in self.deals]
+        return [d.a - d.b for d in self.deals]
 
     @property
     def mean(self) -> float:
@@ -107,13 +146,32 @@ HEADER = (
 
 def row(r: PairResult) -> str:
     """One line of the table (each game is one hand; each bot plays two seats of it)."""
-    a = statistics.fmean(x for x, _ in r.deals)
-    b = statistics.fmean(y for _, y in r.deals)
+    a = statistics.fmean(d.a for d in r.deals)
+    b = statistics.fmean(d.b for d in r.deals)
     lo, hi = r.mean - r.half_width, r.mean + r.half_width
     return (
         f"{r.a + ' vs ' + r.b:<16} {len(r.deals):>5} {4 * len(r.deals):>6} {a:>10.1f} "
         f"{b:>10.1f} {r.mean:>+7.1f} {f'[{lo:+.1f}, {hi:+.1f}]':>17} {r.seconds:>5.0f}s"
     )
+
+
+def timing(r: PairResult) -> str | None:
+    """Hard's time per play decision against the default limit, if Hard played: wall clock
+    (what the arena's clock sees, on this machine at its load) and CPU time."""
+    wall = sorted(ms for d in r.deals for ms in d.hard_ms)
+    if not wall:
+        return None
+    cpu = sorted(ms for d in r.deals for ms in d.hard_cpu_ms)
+    return (
+        f"  Hard's time per play decision ({len(wall)} decisions, default limit "
+        f"{DEFAULT_LIMIT_MS} ms): wall {_spread(wall)}; CPU {_spread(cpu)}"
+    )
+
+
+def _spread(times: list[float]) -> str:
+    """Median, 99th percentile and the slowest of sorted ``times``."""
+    p99 = times[min(len(times) - 1, math.ceil(0.99 * len(times)) - 1)]
+    return f"median {statistics.median(times):.0f} ms, p99 {p99:.0f} ms, slowest {times[-1]:.0f} ms"
 
 
 def _pair(text: str) -> tuple[str, str]:
@@ -136,10 +194,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--budget-ms",
         type=float,
         default=DEFAULT_BUDGET_S * 1000,
-        help="Hard's time per play decision",
+        help="the cap on Hard's time per play decision",
     )
     parser.add_argument(
-        "--max-samples", type=int, default=None, help="Hard's sampled deals per decision"
+        "--max-samples", type=int, default=DEFAULT_SAMPLES, help="Hard's most deals per decision"
     )
     parser.add_argument(
         "--rivalry", type=float, default=DEFAULT_RIVALRY, help="Hard's weight on rivals"
@@ -147,14 +205,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--margin", type=float, default=DEFAULT_MARGIN, help="Hard's lean to Normal's card"
     )
+    parser.add_argument(
+        "--no-infer", action="store_true", help="Hard samples without reading the others' play"
+    )
+    parser.add_argument(
+        "--no-clear", action="store_true", help="Hard searches every deal of its budget"
+    )
+    parser.add_argument("--teams", action="store_true", help="the teams variant: A's pair vs B's")
     parser.add_argument("--seed", default="strength", help="seed of the deals")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     args = parser.parse_args(argv)
-    settings = Settings(args.budget_ms / 1000, args.max_samples, args.rivalry, args.margin)
+    settings = Settings(
+        args.budget_ms / 1000,
+        args.max_samples,
+        args.rivalry,
+        args.margin,
+        args.teams,
+        not args.no_infer,
+        None if args.no_clear else CLEAR_Z,
+    )
     pairs = args.pair or [("normal", "easy"), ("hard", "normal")]
     print(HEADER, flush=True)
     for pair in pairs:
-        print(row(run_pair(pair, args.deals, args.seed, settings, args.jobs)), flush=True)
+        result = run_pair(pair, args.deals, args.seed, settings, args.jobs)
+        print(row(result), flush=True)
+        line = timing(result)
+        if line:
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

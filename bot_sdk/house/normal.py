@@ -4,6 +4,10 @@ It guards the pig with low spades and sheds it on the first safe occasion, never
 spades above the pig while the pig is out, wins the goat only with a card sure to hold the
 trick, weighs the transformer against what the winner already took, sheds high hearts
 early, stops an all-hearts run with a cheap heart, and exposes only with confidence.
+
+Under ``teams`` it plays for the partnership: it feeds the partner the goat (on a trick the
+partner is sure to win, or as a discard), never drops the pig or hearts on the partner's
+trick, and protects the partner's all-hearts run (hearts go to the partner, not to a rival).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from bot_sdk.house.table import (
     trick_winner,
 )
 from referee import CardSet, Observation
-from referee.cards import HEARTS_MASK, PIG, SUIT_MASKS, TRANSFORMER
+from referee.cards import GOAT, HEARTS_MASK, PIG, SUIT_MASKS, TRANSFORMER
 from referee.scoring import HEART_VALUES
 
 _TC_BIT = 1 << TRANSFORMER
@@ -81,13 +85,19 @@ def _stop_bonus(t: Table, taker: int, cards: int) -> int:
 def _follow(t: Table, legal: int) -> int:
     win_seat, win = trick_winner(t.trick)
     trick = t.trick_mask
-    if legal & PIG_BIT and win > PIG:
+    later = t.to_play_after()
+    if t.friendly(win_seat):
+        # The partner's trick: never the pig on it, and the goat when the trick is sure to hold.
+        top = max(win, GOAT)
+        if legal & GOAT_BIT and not any(t.may_hold(s, above(top)) for s in later):
+            return GOAT
+        legal = legal & ~PIG_BIT or legal
+    elif legal & PIG_BIT and win > PIG:
         return PIG
     ducks = legal & below(win)
     overs = legal & ~ducks
     if len(t.trick) == 3:
         return max(cards_in(legal), key=lambda c: (_last_value(t, trick, win_seat, win, c), c))
-    later = t.to_play_after()
     sure = 0
     for card in cards_in(overs):
         if not any(t.may_hold(s, above(card)) for s in later):
@@ -144,16 +154,19 @@ def _least_bad_over(t: Table, overs: int, trick: int) -> int:
 def _discard(t: Table, legal: int) -> int:
     """Void in the suit led: the current winner will most likely take what we throw."""
     taker, _ = trick_winner(t.trick)
+    threat = t.all_hearts_threat()
+    partner_runs = threat is not None and threat == t.partner
     if t.friendly(taker):
         if legal & GOAT_BIT:
-            return GOAT_BIT.bit_length() - 1
+            return GOAT
+        if partner_runs and legal & HEARTS_MASK:
+            return highest(legal & HEARTS_MASK)
         return _void_maker(t, legal & ~(POINT_CARDS | _TC_BIT) or legal)
     if legal & PIG_BIT:
         return PIG
     if legal & _TC_BIT and t.gain(t.seat, _TC_BIT) < 0:
         return TRANSFORMER
-    threat = t.all_hearts_threat()
-    hearts = legal & HEARTS_MASK if threat != taker else 0
+    hearts = legal & HEARTS_MASK if threat != taker and not partner_runs else 0
     if hearts & HIGH_HEARTS:
         return highest(hearts & HIGH_HEARTS)
     if legal & ABOVE_PIG and t.pig_out:

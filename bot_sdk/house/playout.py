@@ -3,7 +3,9 @@
 Hard's search plays every sampled deal to the end of the hand with this policy for all four
 seats, so it must be cheap: pure mask arithmetic on the game's own state, no observation.
 It follows Normal's main habits (duck points, shed the pig and big hearts, take a clean or
-profitable last trick with a high card, keep the spades above the pig off the lead).
+profitable last trick with a high card, keep the spades above the pig off the lead), and
+under ``teams`` its partnership rules: feed the partner the goat, never drop the pig or hearts
+on the partner's trick.
 """
 
 from __future__ import annotations
@@ -64,9 +66,12 @@ def policy(game: Game) -> int:
     for card in trick:
         played |= 1 << card
     win = (played & led).bit_length() - 1
+    partner_wins = game.rules.teams and trick.index(win) == len(trick) - 2
     follow = legal & led
     if follow:
-        if legal & PIG_BIT and win > PIG:
+        if partner_wins:
+            follow = follow & ~PIG_BIT or follow
+        if legal & PIG_BIT and win > PIG and not partner_wins:
             return PIG
         ducks = follow & ((1 << win) - 1)
         overs = follow & ~ducks & ~PIG_BIT
@@ -92,6 +97,10 @@ def policy(game: Game) -> int:
         if played & POINT_CARDS or led & (HEARTS_MASK | PIG_BIT):
             return (overs & -overs).bit_length() - 1
         return overs.bit_length() - 1
+    if partner_wins:
+        if legal & GOAT_BIT:
+            return GOAT_BIT.bit_length() - 1
+        return _high_rank(legal & ~(POINT_CARDS | GOAT_BIT) or legal)
     if legal & PIG_BIT:
         return PIG
     if legal & HIGH_HEARTS:

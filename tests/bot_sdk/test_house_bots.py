@@ -11,8 +11,9 @@ import pytest
 from bot_sdk.bot import Bot
 from bot_sdk.house import HOUSE_BOTS, EasyBot, HardBot, NormalBot, house_bot
 from bot_sdk.house.hard import equivalent_groups
+from bot_sdk.house.playout import policy
 from bot_sdk.house.sampling import sample_holdings
-from bot_sdk.house.table import read_table
+from bot_sdk.house.table import lowest, read_table
 from referee import CardSet, Game, Rules, card_name, parse_card
 from tests.bot_sdk.house_support import PROFILES, Done, play_game, position
 
@@ -150,7 +151,7 @@ def test_hard_answers_within_its_budget() -> None:
 
 
 def test_hard_prefers_the_obviously_right_card() -> None:
-    bot = HardBot(0, budget_s=10.0, max_samples=12)
+    bot = HardBot(0, budget_s=10.0, max_samples=48)
     dump = position(3, "QS 3S 4S 8D 9D 2H 3H 4H 5H 6H 7H 8H 9H", [(0, "5C"), (1, "KC"), (2, "9C")])
     assert bot.play(dump) == parse_card("QS")
     goat = position(3, "AD 3D 8C 9C 2S 3S 4S 5S 6S 7S 8S 9S TS", [(0, "5D"), (1, "JD"), (2, "7D")])
@@ -162,3 +163,100 @@ def test_hard_searches_one_card_of_each_interchangeable_run() -> None:
     groups = [CardSet(g).names() for g in equivalent_groups(read_table(obs), obs.legal.mask)]
     # 4C and 6C are played, so 2C..7C are one run; 5H and 6H cost the same, JH and QH do not.
     assert groups == [["2C", "3C", "5C", "7C"], ["5H", "6H"], ["JH"], ["QH"]]
+
+
+TEAMS = Rules.with_variants("teams", "no_exposure")
+
+
+def test_hard_plays_the_same_card_in_the_same_position_whatever_came_before() -> None:
+    close = position(2, "AS 3S 8D 9D 2H 5H 9H QH 9C 2C 4D 6S 7S", [(0, "5C"), (1, "KC")])
+    other = position(1, "4D 7D JD 3H 5H 8H 2S 3S 4S 2C 4C 6C 8C", [(0, "6D")])
+    first = HardBot(5, budget_s=10.0, max_samples=8)
+    second = HardBot(5, budget_s=10.0, max_samples=8)
+    for _ in range(3):
+        second.play(other)  # a different history of decisions must not change the answer
+    t = read_table(close)
+    legal = close.legal.mask
+    searched = [
+        bot.search(t, legal, lowest(legal), time.perf_counter() + 10.0)
+        for bot in (first, second, first)
+    ]
+    assert searched[0] == searched[1] == searched[2]
+    assert first.play(close) == second.play(close)
+    # Another seed samples other deals.
+    assert (
+        HardBot(6, max_samples=8).search(t, legal, lowest(legal), time.perf_counter() + 10)
+        != (searched[0])
+    )
+
+
+def test_hard_stops_early_only_when_the_decision_is_clear() -> None:
+    bot = HardBot(0, budget_s=10.0, max_samples=64)
+    goat = position(3, "AD 3D 8C 9C 2S 3S 4S 5S 6S 7S 8S 9S TS", [(0, "5D"), (1, "JD"), (2, "7D")])
+    t = read_table(goat)
+    legal, ace = goat.legal.mask, parse_card("AD")
+    assert len(bot.search(t, legal, ace, time.perf_counter() + 10.0)[ace]) < 64
+    bot.clear_z = None
+    assert len(bot.search(t, legal, ace, time.perf_counter() + 10.0)[ace]) == 64
+
+
+def test_the_sampler_reads_who_declined_to_shed_the_pig() -> None:
+    # Seat 0 was void in clubs on seat 1's trick and threw a low diamond, not the pig or a high
+    # heart: everyone sheds those first, so seat 0 most likely holds neither.
+    tricks = [(1, "2C 4C 5C 3D", 3)]
+    obs = position(2, "AS 3S 8D 9D 2H 5H 9C 7C 8C 6S 7S 8S", [], tricks=tricks)
+    t = read_table(obs)
+    pig = CardSet.parse("QS").mask
+    counts = {}
+    for infer in (True, False):
+        rng = random.Random(1)
+        holdings = [sample_holdings(t, rng, infer=infer) for _ in range(300)]
+        counts[infer] = sum(bool(h[0] & pig) for h in holdings)
+    # Without the inference seat 0 holds the pig about a third of the time (its share of room).
+    assert counts[False] > 70
+    assert counts[True] < counts[False] / 3
+
+
+def test_normal_feeds_its_partner_the_goat_and_never_its_pig() -> None:
+    # The partner (seat 0) leads the ace of diamonds: nobody can beat it, so the goat goes on.
+    assert normal_teams("JD 3D 8C", [(0, "AD"), (1, "5D")], seat=2) == "JD"
+    # The partner wins the spades with the king: the pig stays with us, a low spade goes.
+    assert normal_teams("QS 3S 8D", [(0, "KS"), (1, "5S")], seat=2) == "3S"
+    # Void, on the partner's trick: the goat, and never the pig.
+    assert normal_teams("QS JD 4H 9D", [(0, "5C"), (1, "2C")], seat=2) == "JD"
+    assert normal_teams("QS 4H 9D", [(0, "5C"), (1, "2C")], seat=2) == "9D"
+    # Individually, a king of spades winning is the pig's place.
+    assert normal("QS 3S 8D", [(0, "KS"), (1, "5S")], seat=2) == "QS"
+
+
+def test_normal_protects_its_partners_all_hearts_run() -> None:
+    run = [(0, "AH 2H 3H 4H", 0)]
+    # The partner (seat 0) holds every heart so far: a discard on its trick is a heart,
+    assert normal_teams("KH 9C 8S", [(0, "9D"), (1, "5D")], seat=2, tricks=run) == "KH"
+    # and none goes to a rival.
+    assert normal_teams("KH 9C 8S", [(3, "5D"), (0, "2D"), (1, "9D")], seat=2, tricks=run) != "KH"
+
+
+def normal_teams(
+    hand: str, trick: list[tuple[int, str]], seat: int, tricks: Sequence[Done] = ()
+) -> str:
+    obs = position(seat, hand, trick, tricks=tricks, rules=TEAMS)
+    return card_name(NormalBot().play(obs))
+
+
+def test_the_playout_policy_keeps_the_pig_off_the_partner() -> None:
+    # The partner's king of spades wins and we hold the pig and another spade: the policy plays
+    # the other spade under teams, the pig without.
+    ours = "QS 3S 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD"
+    hands = (
+        "AS 2S 4S 6S 7S 8S 9S TS JS KC AC 2H",
+        "3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+        ours,
+        "KD AD 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC",
+    )
+    holdings = [CardSet.parse(h).mask for h in hands]
+    trick = [(0, "KS"), (1, "5S")]
+    teams = Game.from_observation(position(2, ours, trick, rules=TEAMS), holdings)
+    assert card_name(policy(teams)) == "3S"
+    alone = Game.from_observation(position(2, ours, trick), holdings)
+    assert card_name(policy(alone)) == "QS"
