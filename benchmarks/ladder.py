@@ -39,8 +39,9 @@ of the four arena arms and whether it falls as p grows (the true order holds), a
 ``--experiment NAME`` (repeatable) adds arms that rate or seat otherwise than the arena does,
 without changing the arena's modules (:data:`EXPERIMENTS`): ``table``, ``table4`` and
 ``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``drift`` rates with openskill's
-default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`, no drift); ``spread``
-seats tables with :func:`spread_tables`.
+default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`, no drift); ``beta``
+rates with openskill's ``beta`` (a match's performance noise) doubled and quadrupled;
+``spread`` seats tables with :func:`spread_tables`.
 """
 
 from __future__ import annotations
@@ -204,12 +205,15 @@ class Arm:
     """``match``: each match on its own (the arena); ``table``, ``table4`` or ``cards``: see
     :data:`RATINGS`."""
     drift: bool = False
+    beta: float = 1.0
+    """openskill's ``beta`` (a match's performance noise) as a multiple of its default."""
 
     @property
     def name(self) -> str:
         deals = "duplicate deals" if self.duplicate else "plain deals"
         model = ", σ drift (openskill's default tau)" if self.drift else ""
-        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}"
+        noise = f", beta x{self.beta:g}" if self.beta != 1.0 else ""
+        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}"
 
 
 ARMS = (
@@ -237,12 +241,19 @@ EXPERIMENTS = {
         Arm("random", duplicate=False, drift=True),
     ],
     "spread": [Arm("spread", duplicate=True)],
+    "beta": [
+        Arm("matchmaker", duplicate=True, beta=2.0),
+        Arm("random", duplicate=False, beta=2.0),
+        Arm("matchmaker", duplicate=True, beta=4.0),
+        Arm("random", duplicate=False, beta=4.0),
+    ],
 }
 """Changes to the arena tried here, not in the arena: a duplicate table rated by total points
 or by the same cards (:data:`RATINGS`); openskill's default ``tau``, with which a bot's σ
 settles where each match's added ``tau²`` cancels what the match taught instead of shrinking
 with its matches (the arena's ratings before they were made drift-free); and a matchmaker
-that draws a point for each opponent (:func:`spread_tables`)."""
+that draws a point for each opponent (:func:`spread_tables`); and openskill's ``beta`` 2 and 4
+times its default, a match taken as noisier evidence, so σ shrinks more slowly."""
 
 
 @contextmanager
@@ -251,6 +262,8 @@ def rating_model(arm: Arm) -> Iterator[None]:
     kept = ratings.MODEL
     if arm.drift:
         ratings.MODEL = PlackettLuce()
+    elif arm.beta != 1.0:
+        ratings.MODEL = PlackettLuce(tau=0.0, beta=kept.beta * arm.beta)
     try:
         yield
     finally:
