@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from bot_sdk.bot import Bot
-from bot_sdk.house import HOUSE_BOTS, EasyBot, HardBot, NormalBot, house_bot
+from bot_sdk.house import HOUSE_BOTS, EasyBot, HardBot, NormalBot, hard, house_bot
 from bot_sdk.house.hard import equivalent_groups
 from bot_sdk.house.playout import policy
 from bot_sdk.house.sampling import sample_holdings
@@ -141,13 +141,33 @@ def test_the_sampler_respects_voids_sizes_and_known_cards() -> None:
         Game.from_observation(obs, holdings)
 
 
-def test_hard_answers_within_its_budget() -> None:
+@pytest.mark.parametrize("budget_s", [0.05, 1000.0])
+def test_hard_stops_its_search_at_its_time_cap(
+    budget_s: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cap is checked before every playout: on a clock that moves 10 ms at each reading
+    (whatever the machine's load), a 50 ms cap stops the search within a deal or so of
+    playouts, where an unbounded cap plays at least the least number of deals."""
+    clock = iter(range(10**6))
+    monkeypatch.setattr(hard.time, "perf_counter", lambda: next(clock) / 100)
+    playouts: list[int] = []
+    played = hard.play_out
+
+    def counted(game: Game) -> None:
+        playouts.append(1)
+        played(game)
+
+    monkeypatch.setattr(hard, "play_out", counted)
     game = Game(Rules.with_variants("no_exposure"), seed=2)
     obs = game.observation(game.to_move)
-    bot = HardBot(0, budget_s=0.05)
-    start = time.perf_counter()
-    bot.decide(obs)
-    assert time.perf_counter() - start < 0.05 + 0.25
+    t = read_table(obs)
+    groups = len(equivalent_groups(t, obs.legal.mask))
+    assert groups > 1
+    HardBot(0, budget_s=budget_s).decide(obs)
+    if budget_s < 1:
+        assert len(playouts) <= 2 * groups + 5
+    else:
+        assert len(playouts) >= hard.MIN_SAMPLES * groups
 
 
 def test_hard_prefers_the_obviously_right_card() -> None:
