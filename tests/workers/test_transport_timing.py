@@ -57,14 +57,15 @@ class Shim:
     def _pipe(self, source: socket.socket, sink: socket.socket, answers: bool) -> None:
         try:
             while chunk := source.recv(65536):
+                # counted before they are passed on: whoever has read them sees them counted
                 if answers:
+                    self.to_arena += len(chunk)
                     sink.sendall(chunk[: self.prompt])
                     time.sleep(self.delay_s)
                     sink.sendall(chunk[self.prompt :])
-                    self.to_arena += len(chunk)
                 else:
-                    sink.sendall(chunk)
                     self.to_bot += len(chunk)
+                    sink.sendall(chunk)
         except OSError:
             pass  # the arena shut the connection at its deadline
         finally:
