@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.config import Config
+from arena.records import MatchStatus
+from arena.store import Store
 
 PROCFILE_RECOVERY_ENV = "GONGZHU_PROCFILE_RECOVERY"
 """Set to 1, the crash tests run with the recovery settings of the Procfile (the defaults)
@@ -100,3 +102,9 @@ def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> float:
             raise AssertionError(f"timed out after {seconds:g} s waiting for {what}")
         time.sleep(0.05)
     return time.monotonic() - start
+
+
+def running_matches(store: Store, tournament_id: str) -> list[str]:
+    """The ids of the tournament's matches a worker is playing now (the first 100 listed)."""
+    found = store.list_matches(page=1, per_page=100, tournament_id=tournament_id).items
+    return [m.id for m in found if m.status is MatchStatus.RUNNING]

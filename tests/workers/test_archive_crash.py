@@ -25,7 +25,14 @@ from arena.context import Arena
 from arena.queue import MATCH_RETRIES, match_job_id
 from arena.records import MatchStatus
 from arena.store import Store, keys
-from tests.workers.crashes import crash_config, horse_of, recovery_bound_s, sigkill, wait_for
+from tests.workers.crashes import (
+    crash_config,
+    horse_of,
+    recovery_bound_s,
+    running_matches,
+    sigkill,
+    wait_for,
+)
 from tests.workers.test_worker_tournaments import (
     Deliberate,
     _assert_counted_once,
@@ -55,12 +62,8 @@ def test_a_horse_killed_between_the_archive_write_and_the_record_leaves_it_recor
         tournament_id = _start(config, store, [bot])  # filled with three house bots: 4 matches
         worker = start_worker()
 
-        def running() -> list[str]:
-            found = store.list_matches(page=1, per_page=10, tournament_id=tournament_id).items
-            return [m.id for m in found if m.status is MatchStatus.RUNNING]
-
-        wait_for(lambda: bool(running()), 30, "a match to start")
-        [killed] = running()
+        wait_for(lambda: bool(running_matches(store, tournament_id)), 30, "a match to start")
+        [killed] = running_matches(store, tournament_id)
         before = blobs(config)
         horse = horse_of(worker.pid)
         store.redis.execute_command("CLIENT", "PAUSE", PAUSE_MS, "WRITE")

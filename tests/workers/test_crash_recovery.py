@@ -21,7 +21,15 @@ from arena.records import MatchStatus
 from arena.store import Store
 from tests.reliability.accounting import account
 from tests.workers.conftest import environment
-from tests.workers.crashes import alive, crash_config, horse_of, recovery_bound_s, sigkill, wait_for
+from tests.workers.crashes import (
+    alive,
+    crash_config,
+    horse_of,
+    recovery_bound_s,
+    running_matches,
+    sigkill,
+    wait_for,
+)
 from tests.workers.test_worker_tournaments import (
     Deliberate,
     _assert_counted_once,
@@ -49,14 +57,10 @@ def test_a_match_killed_mid_play_is_played_again_and_recorded_once(
         tournament_id = _start(config, store, [bot])  # filled with three house bots: 4 matches
         worker = start_worker()
 
-        def running() -> list[str]:
-            found = store.list_matches(page=1, per_page=10, tournament_id=tournament_id).items
-            return [m.id for m in found if m.status is MatchStatus.RUNNING]
-
-        wait_for(lambda: bool(running()), 30, "a match to start")
+        wait_for(lambda: bool(running_matches(store, tournament_id)), 30, "a match to start")
         time.sleep(0.3)
         horse = horse_of(worker.pid)
-        [killed] = running()
+        [killed] = running_matches(store, tournament_id)
         if victim != "worker":
             sigkill(horse)
         if victim != "horse":

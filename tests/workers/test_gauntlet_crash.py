@@ -19,7 +19,14 @@ from arena.queue import MATCH_RETRIES, match_job_id
 from arena.records import OPERATOR, MatchStatus, TournamentStatus
 from arena.store import Store
 from referee import Card, Observation
-from tests.workers.crashes import crash_config, horse_of, recovery_bound_s, sigkill, wait_for
+from tests.workers.crashes import (
+    crash_config,
+    horse_of,
+    recovery_bound_s,
+    running_matches,
+    sigkill,
+    wait_for,
+)
 from tests.workers.test_worker_tournaments import Deliberate, _register
 
 
@@ -52,13 +59,9 @@ def test_a_gauntlet_whose_horse_is_killed_mid_match_plays_on_to_its_verdict(
         made = gauntlets.create(arena, request, started_by=OPERATOR, manages=[])
         worker = start_worker()
 
-        def running() -> list[str]:
-            found = store.list_matches(page=1, per_page=100, tournament_id=made.id).items
-            return [m.id for m in found if m.status is MatchStatus.RUNNING]
-
-        wait_for(lambda: bool(running()), 30, "a rotation to start")
+        wait_for(lambda: bool(running_matches(store, made.id)), 30, "a rotation to start")
         time.sleep(0.3)
-        [killed] = running()
+        [killed] = running_matches(store, made.id)
         sigkill(horse_of(worker.pid))
         killed_at = time.monotonic()
 
