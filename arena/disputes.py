@@ -34,6 +34,7 @@ from arena.records import (
     BotStatus,
     Dispute,
     DisputeStatus,
+    Match,
     Page,
     Remedy,
     Ruling,
@@ -245,7 +246,7 @@ def rule(
     match = matches.get(arena, dispute.match_id)
     replacement = None
     if remedy is Remedy.REPLAY:
-        _check_replayable(arena, dispute)
+        _check_replayable(arena, match)
         replacement = f"{match.id}-replay"
     _, blob = matches.finished(arena, dispute.match_id, operator=True)
     now = timestamp(time.time())
@@ -270,8 +271,7 @@ def rule(
     return ruled
 
 
-def _check_replayable(arena: Arena, dispute: Dispute) -> None:
-    match = matches.get(arena, dispute.match_id)
+def _check_replayable(arena: Arena, match: Match) -> None:
     if match.voided_by is not None:
         raise WrongStateError(f"match {match.id} was voided already, by dispute {match.voided_by}")
     tid = match.tournament_id
