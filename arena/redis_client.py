@@ -4,7 +4,8 @@
 against) and ``unix://`` are read by redis-py. ``redis+sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT
 …]/MASTER`` names a primary by its Sentinels: the client asks them where the primary is and asks
 again after a failover. The password is the Sentinels' and the servers' alike. This is the URL
-syntax of flask-limiter's storage too, so the rate limits follow the same URL.
+syntax of flask-limiter's storage too, so the rate limits follow the same URL (which is why its
+password must need no %-escapes: flask-limiter does not undo them).
 """
 
 from __future__ import annotations
@@ -49,7 +50,12 @@ def sentinel_parts(url: str) -> tuple[list[tuple[str, int]], str, str | None]:
             f"{redacted(url)}: a Sentinel URL is "
             f"{SENTINEL_SCHEME}://[:PASSWORD@]HOST:PORT[,HOST:PORT…]/MASTER_NAME"
         )
-    return sentinels, master, unquote(parts.password) if parts.password else None
+    if parts.password and unquote(parts.password) != parts.password:
+        raise RedisUrlError(
+            f"{redacted(url)}: the password of a Sentinel URL must need no %-escapes (letters, "
+            "digits, '-', '.', '_', '~'): the rate limits' storage reads it unescaped"
+        )
+    return sentinels, master, parts.password
 
 
 def _address(host: str) -> tuple[str, int]:
