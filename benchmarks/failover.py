@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import signal
 import statistics
 import subprocess
 import sys
@@ -131,6 +132,7 @@ def run(args: argparse.Namespace) -> Outcome:
                     env=env,
                     stdout=log,
                     stderr=log,
+                    start_new_session=True,
                 )
                 for _ in range(args.workers)
             ]
@@ -138,11 +140,20 @@ def run(args: argparse.Namespace) -> Outcome:
                 tid = start_tournament(store, bot_url, args.matches, 1)
                 return measure(store, cluster, tid, args.kill_at)
             finally:
-                for worker in workers:
-                    worker.terminate()
-                for worker in workers:
-                    worker.wait(30)
+                _stop(workers)
                 stop_server(bot_server)
+
+
+def _stop(workers: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to each worker and its work horse, SIGKILL to those still there after 30 s."""
+    for worker in workers:
+        os.killpg(worker.pid, signal.SIGTERM)
+    for worker in workers:
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
 
 
 def _offset(client: redis.Redis, field: str) -> int:
