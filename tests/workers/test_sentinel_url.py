@@ -45,7 +45,8 @@ def test_the_store_and_a_worker_follow_the_primary_through_a_failover(
     worker = make_worker(config, connect(config.redis_url))
     worker.register_birth()
     assert cluster.primary.process.poll() is None
-    assert storage_from_string(config.redis_url).check()  # flask-limiter's storage
+    limits = storage_from_string(config.redis_url)  # flask-limiter's storage, same URL
+    assert limits.incr("a-limit", 60) == 1
     cluster.primary.kill()
     deadline = time.monotonic() + 30
     while True:  # what a client sees until Sentinel promotes the replica
@@ -58,6 +59,7 @@ def test_the_store_and_a_worker_follow_the_primary_through_a_failover(
     assert cluster.primary_port() == cluster.replica.port
     assert set(store.get_bots([first, second])) == {first, second}  # the replica had the first
     worker.heartbeat()  # the worker's connection found the new primary too
+    assert limits.incr("a-limit", 60) == 2  # the rate limits too, their count kept
     assert store.redis.connection_pool.get_master_address()[1] == cluster.replica.port
 
 
