@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import redis
 from limits.storage import storage_from_string
+from redis.sentinel import SentinelConnectionPool
 
 from arena.config import Config, ConfigError
 from arena.redis_client import connect, redacted
@@ -43,7 +44,7 @@ def test_the_store_and_a_worker_follow_the_primary_through_a_failover(
     store = Store.from_config(config)
     first = _register(store, "before")
     worker = make_worker(config, connect(config.redis_url))
-    worker.register_birth()
+    worker.register_birth()  # type: ignore[no-untyped-call]  # rq: unannotated
     assert cluster.primary.process.poll() is None
     limits = storage_from_string(config.redis_url)  # flask-limiter's storage, same URL
     assert limits.incr("a-limit", 60) == 1
@@ -60,7 +61,9 @@ def test_the_store_and_a_worker_follow_the_primary_through_a_failover(
     assert set(store.get_bots([first, second])) == {first, second}  # the replica had the first
     worker.heartbeat()  # the worker's connection found the new primary too
     assert limits.incr("a-limit", 60) == 2  # the rate limits too, their count kept
-    assert store.redis.connection_pool.get_master_address()[1] == cluster.replica.port
+    pool = store.redis.connection_pool
+    assert isinstance(pool, SentinelConnectionPool)
+    assert pool.get_master_address()[1] == cluster.replica.port  # type: ignore[no-untyped-call]
 
 
 @pytest.mark.parametrize(
