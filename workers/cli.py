@@ -17,6 +17,7 @@ import redis
 from rq.exceptions import StopRequested
 
 from arena.config import Config, ConfigError
+from arena.redis_client import connect, redacted
 from arena.store import Store
 from workers.cron import ArenaCron
 from workers.worker import ArenaWorker, make_worker
@@ -45,7 +46,7 @@ def _config() -> Config:
 def _connect(config: Config, *, wait_s: float | None = REDIS_WAIT_S) -> redis.Redis:
     """Redis, waited for (``wait_s`` None: as long as it takes): the processes of the Procfile
     start in any order, and a restarted Redis answers again after loading its data."""
-    connection = redis.Redis.from_url(config.redis_url)
+    connection = connect(config.redis_url)
     deadline = None if wait_s is None else time.monotonic() + wait_s
     while True:
         try:
@@ -54,8 +55,8 @@ def _connect(config: Config, *, wait_s: float | None = REDIS_WAIT_S) -> redis.Re
         except (redis.ConnectionError, redis.BusyLoadingError) as error:
             if deadline is not None and time.monotonic() > deadline:
                 raise click.ClickException(
-                    f"Redis at {config.redis_url} is not answering after {REDIS_WAIT_S:.0f} s: "
-                    f"{error}"
+                    f"Redis at {redacted(config.redis_url)} is not answering after "
+                    f"{REDIS_WAIT_S:.0f} s: {error}"
                 ) from None
             time.sleep(0.2)
 

@@ -61,6 +61,7 @@ from arena.records import (
     TournamentStatus,
     Transport,
 )
+from arena.redis_client import connect
 from arena.results import (
     add_to_standings,
     faults_of,
@@ -141,7 +142,7 @@ class Store:
         clock: Clock = time.time,
     ) -> Store:
         return cls(
-            redis.Redis.from_url(url),
+            connect(url),
             secret_key,
             archive=archive,
             replay_cache_s=replay_cache_s,
@@ -155,7 +156,7 @@ class Store:
         """The store ``config`` names: its Redis (or ``client``, a connection to it), its
         secret key, its archive."""
         return cls(
-            redis.Redis.from_url(config.redis_url) if client is None else client,
+            connect(config.redis_url) if client is None else client,
             config.secret_key,
             archive=open_archive(config.archive, s3_endpoint=config.s3_endpoint),
             replay_cache_s=config.replay_cache_s,

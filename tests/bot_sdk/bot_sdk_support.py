@@ -91,13 +91,14 @@ def record_match(
 
 
 @contextmanager
-def running(app: WSGIApplication) -> Iterator[str]:
-    """Serve ``app`` with waitress on a free loopback port; yield its URL.
+def running(app: WSGIApplication, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve ``app`` with waitress on a free port of ``host`` (loopback unless told); yield its
+    URL.
 
     The loop is driven here rather than by ``server.run()`` so that it can be stopped first and
     the sockets closed after, from this thread: closing them under a running ``select()`` races.
     """
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    server = create_server(app, host=host, port=0, threads=4)
     stop = threading.Event()
 
     def loop() -> None:
@@ -107,7 +108,7 @@ def running(app: WSGIApplication) -> Iterator[str]:
     thread = threading.Thread(target=loop, daemon=True, name="test-bot-server")
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}/bot"
+        yield f"http://{host}:{server.effective_port}/bot"
     finally:
         stop.set()
         thread.join(5)

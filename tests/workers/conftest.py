@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO
@@ -81,12 +81,14 @@ def start_worker_process(
     *,
     module: str = "workers",
     extra_env: dict[str, str] | None = None,
+    prefix: Sequence[str] = (),
 ) -> subprocess.Popen[bytes]:
     """``python -m workers worker`` (or ``cron``; or another ``module`` wrapping it) on
     ``config``, in its own session and process group (so that a test can kill a worker with its
-    work horse), its output to ``output``."""
+    work horse), its output to ``output``; ``prefix``: a command that runs it (``ip netns exec
+    HOST``, which execs it: the process is still the worker)."""
     return subprocess.Popen(
-        [sys.executable, "-m", module, role],
+        [*prefix, sys.executable, "-m", module, role],
         cwd=ROOT,
         env={**environment(config), **(extra_env or {})},
         stdout=output,
