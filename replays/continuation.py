@@ -4,14 +4,17 @@ docs/DISPUTES.md): checking it against the voided match's log.
 Such a log says so in its header (:class:`replays.log.Continuation`): the voided log's
 SHA-256 and ``prefix``, how many of its decisions (counted across hands, in order) were
 re-enacted before the contested one. :func:`check_continuation` holds the two logs together:
-the same deal and seats, the prefix's decisions the voided log's (the same seat, kind, card and
-status, in the same order), and the contested decision, the continuation's decision ``prefix``,
-the voided one's recorded answer taken without fault. That the answer is the card applied is the
-referee's check (:func:`replays.verify.verify` judges every ``ok`` answer), so a continuation is
-sound when both hold.
+the same deal and seats, the prefix's decisions the voided log's (each as it was recorded:
+seat, kind, card, status, answer, fault, note, latency, time values; all but its id, request
+hash and timing, which belong to the match that asked), and the contested decision, the
+continuation's decision ``prefix``, the voided one's recorded answer taken without fault. That
+the answer is the card applied is the referee's check (:func:`replays.verify.verify` judges
+every ``ok`` answer), so a continuation is sound when both hold.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from replays.log import DecisionRecord, MatchLog
 
@@ -53,8 +56,8 @@ def check_continuation(log: MatchLog, voided: MatchLog, voided_sha256: str) -> i
     for index, (mine, original) in enumerate(zip(ours[:prefix], theirs, strict=False)):
         if _step(mine) != _step(original):
             raise ContinuationError(
-                f"decision {index} of the prefix is {_shown(mine)}, the voided match's "
-                f"{_shown(original)}"
+                f"decision {index} of the prefix, {_shown(mine)}, is not the voided match's "
+                f"as it was recorded ({_shown(original)})"
             )
     struck, contested = ours[prefix], theirs[prefix]
     if not contested.status.is_fault or contested.answer is None:
@@ -74,8 +77,9 @@ def check_continuation(log: MatchLog, voided: MatchLog, voided_sha256: str) -> i
     return prefix
 
 
-def _step(record: DecisionRecord) -> tuple[object, ...]:
-    return record.seat, record.kind, record.applied, record.status
+def _step(record: DecisionRecord) -> DecisionRecord:
+    """``record`` as a re-enactment copies it: without what belongs to the match that asked."""
+    return replace(record, decision_id="", request_sha256=None, timing=None)
 
 
 def _shown(record: DecisionRecord) -> str:
