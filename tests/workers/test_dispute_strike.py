@@ -48,6 +48,7 @@ from replays.log import DecisionRecord, MatchLog, TimeControl
 from replays.rulings import RulingError, check_amended
 from replays.upgrade import read_log
 from replays.verify import replay, verify
+from service import create_app
 from tests.bot_sdk.bot_sdk_support import running
 from tests.workers.conftest import arena_config, environment
 from workers.jobs import apply_remedy, build_evidence, run_match, run_tournament
@@ -257,6 +258,10 @@ def test_an_upheld_strike_continues_the_match_from_the_recorded_answer_once(
     for bot in bots:
         assert standings[bot].matches == before_standings[bot].matches
         assert standings[bot].amended == 1
+
+    pages = create_app(arena.config).test_client()
+    assert b"the fault struck" in pages.get(f"/disputes/{played.could.id}").data
+    assert b'id="replaces"' in pages.get(f"/matches/{replacement}").data
 
     # the replacement: the original's decisions to the contested one, its answer, then live
     continued = _log(store, replacement)
