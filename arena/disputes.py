@@ -43,6 +43,7 @@ from arena.records import (
     TournamentStatus,
 )
 from arena.store import new_id, timestamp
+from replays.continuation import position
 from replays.integrity import key_id_of, unpack
 from replays.log import MatchLog
 from replays.rulings import ruling_record
@@ -140,6 +141,11 @@ def _check_contested(log: MatchLog, seat: int, hand: int, decision: int | None) 
             f"decision {decision} of hand {hand} was seat {records[decision].seat}'s, not your "
             f"bot's (seat {seat}): a dispute contests your own bot's decisions",
             field="decision",
+        )
+    if log.continues is not None and position(log, hand, decision) <= log.continues.prefix:
+        raise WrongStateError(
+            f"decision {decision} of hand {hand} was taken from match {log.continues.match_id}, "
+            "which this match continues, as a ruling decided: it was not played here"
         )
 
 

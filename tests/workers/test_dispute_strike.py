@@ -259,6 +259,11 @@ def test_an_upheld_strike_continues_the_match_from_the_recorded_answer_once(
         assert standings[bot].matches == before_standings[bot].matches
         assert standings[bot].amended == 1
 
+    with pytest.raises(WrongStateError, match="not played here"):  # the strike's, not a new one
+        disputes.file(
+            arena, by=played.bot_id, match_id=replacement, hand=1, decision=played.could.decision,
+            statement="again",
+        )  # fmt: skip
     pages = create_app(arena.config).test_client()
     assert b"the fault struck" in pages.get(f"/disputes/{played.could.id}").data
     assert b'id="replaces"' in pages.get(f"/matches/{replacement}").data
