@@ -312,6 +312,10 @@ def test_an_upheld_strike_continues_the_match_from_the_recorded_answer_once(
     )
     assert checked.exit_code == 0, checked.output
     assert f"continues  ok: match {played.match_id}: its first {prefix} decisions" in checked.output
+    alone = CliRunner().invoke(replays_cli, ["verify", str(tmp_path / "strike.json"), *key])
+    assert alone.exit_code == 0 and "continues  not checked" in alone.output
+    shown = CliRunner().invoke(replays_cli, ["show", str(tmp_path / "strike.json")])
+    assert f"continues match {played.match_id}" in shown.output
     ruled_cli = CliRunner().invoke(
         replays_cli,
         ["ruling", str(tmp_path / "ruling.json"), "--original", str(tmp_path / "match.json"),
