@@ -330,6 +330,13 @@ def test_an_upheld_strike_continues_the_match_from_the_recorded_answer_once(
             check_continuation(tampered, original, sha)
         with pytest.raises(RulingError, match="the replacement"):
             check_amended(ruling, sealed_original, arena.sealed(tampered), keys)
+    (tmp_path / "tampered.json").write_text(json.dumps(arena.sealed(tampered)))
+    for log_file, voided_file in (("tampered.json", "match.json"), ("match.json", "match.json")):
+        refused = CliRunner().invoke(
+            replays_cli,
+            ["verify", str(tmp_path / log_file), "--original", str(tmp_path / voided_file), *key],
+        )
+        assert refused.exit_code == 1 and "continues  FAILED" in refused.output, refused.output
 
 
 def _dies(*args: object) -> None:
