@@ -109,6 +109,8 @@ class Played:
     """The dispute on the late answer that could stand (evidence built)."""
     could_not: Dispute
     """The dispute on the late answer that could not stand (evidence built)."""
+    hand: Dispute
+    """A dispute on the whole hand (filed before any test voids the match)."""
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +165,10 @@ def played(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         ]
         for dispute in filed:
             build_evidence(dispute.id)
-        yield Played(arena, tournament_id, bot.id, match.id, log, filed[0], filed[1])
+        hand = disputes.file(
+            arena, by=bot.id, match_id=match.id, hand=1, decision=None, statement="the hand"
+        )
+        yield Played(arena, tournament_id, bot.id, match.id, log, filed[0], filed[1], hand)
 
 
 def _log(store: Store, match_id: str) -> MatchLog:
@@ -199,14 +204,11 @@ def test_a_strike_is_refused_where_the_answer_could_not_stand(played: Played) ->
 
 
 def test_a_strike_is_refused_on_a_whole_hand(played: Played) -> None:
-    hand = disputes.file(
-        played.arena, by=played.bot_id, match_id=played.match_id, hand=1, decision=None,
-        statement="the whole hand",
-    )  # fmt: skip
     with pytest.raises(InvalidError, match="whole hand"):
         disputes.rule(
-            played.arena, hand.id, status=DisputeStatus.UPHELD, reason="x", remedy=Remedy.STRIKE
-        )
+            played.arena, played.hand.id, status=DisputeStatus.UPHELD, reason="x",
+            remedy=Remedy.STRIKE,
+        )  # fmt: skip
 
 
 def test_an_upheld_strike_continues_the_match_from_the_recorded_answer_once(
