@@ -10,13 +10,15 @@ embargo may be disputed: the owner saw their own seat, and the evidence holds no
 once and keeps it with the dispute; a job run again finds it kept.
 
 **Rulings.** The operator rejects a dispute (with a reason) or upholds it with a remedy:
-``replay``, the match voided and played again from its deal with the same seats. The ruling is
+``replay``, the match voided and played again from its deal with the same seats, or ``strike``,
+the match voided and continued from the contested decision with its recorded answer applied
+(only where the evidence says that answer could stand, :mod:`arena.strike`). The ruling is
 kept as a sealed record naming the log it rules on (:mod:`replays.rulings`); the original log
 is never changed. An upheld ruling's remedy is applied by a worker's job
 (:func:`apply_remedy`), exactly once: one store transaction voids the match, withdraws what it
 added to the standings and ratings (:mod:`arena.amends`), plans the replacement and marks the
 ruling applied; the replacement's job is then queued (again, harmlessly, by a job run again).
-Striking the fault (the recorded answer applied in place of the fallback) is not offered.
+Both remedies take this one path: they differ only in how the replacement is played.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from arena.records import (
     TournamentStatus,
 )
 from arena.store import new_id, timestamp
+from replays.continuation import position
 from replays.integrity import key_id_of, unpack
 from replays.log import MatchLog
 from replays.rulings import ruling_record
@@ -139,6 +142,11 @@ def _check_contested(log: MatchLog, seat: int, hand: int, decision: int | None) 
             f"bot's (seat {seat}): a dispute contests your own bot's decisions",
             field="decision",
         )
+    if log.continues is not None and position(log, hand, decision) <= log.continues.prefix:
+        raise WrongStateError(
+            f"decision {decision} of hand {hand} was taken from match {log.continues.match_id}, "
+            "which this match continues, as a ruling decided: it was not played here"
+        )
 
 
 def get(arena: Arena, dispute_id: str, *, by: str | None) -> Shown:
@@ -236,7 +244,8 @@ def rule(
         raise InvalidError("a ruling rejects or upholds the dispute", field="status")
     if (status is DisputeStatus.UPHELD) != (remedy is not None):
         raise InvalidError(
-            "an upheld dispute names its remedy (replay); a rejected one has none", field="remedy"
+            "an upheld dispute names its remedy (replay or strike); a rejected one has none",
+            field="remedy",
         )
     dispute = get(arena, dispute_id, by=OPERATOR).dispute
     if dispute.status is not DisputeStatus.OPEN:
@@ -245,9 +254,11 @@ def rule(
         )
     match = matches.get(arena, dispute.match_id)
     replacement = None
-    if remedy is Remedy.REPLAY:
+    if remedy is not None:
+        if remedy is Remedy.STRIKE:
+            _check_strikable(arena, dispute)
         _check_replayable(arena, match)
-        replacement = f"{match.id}-replay"
+        replacement = f"{match.id}-{remedy.value}"
     _, blob = matches.finished(arena, dispute.match_id, operator=True)
     now = timestamp(time.time())
     ruling = Ruling(status, reason, now, remedy, replacement)
@@ -269,6 +280,32 @@ def rule(
     if remedy is not None:
         enqueue_remedy(arena.queue, dispute_id)
     return ruled
+
+
+def _check_strikable(arena: Arena, dispute: Dispute) -> None:
+    """A fault is struck only on one decision whose evidence says its recorded answer could
+    stand (:mod:`arena.answer_check`)."""
+    if dispute.decision is None:
+        raise InvalidError(
+            "strike contests one decision's fault: a dispute on a whole hand is upheld with replay",
+            field="remedy",
+        )
+    report = arena.store.disputes.evidence(dispute.id)
+    if report is None:
+        raise WrongStateError(
+            f"the evidence of dispute {dispute.id} is not built yet: striking a fault rests on "
+            "its answer check"
+        )
+    (item,) = report["decisions"]
+    recorded = item["recorded"]["status"]
+    check = item.get("answer_check") or {"why": "the evidence has no answer check"}
+    if recorded == "ok":
+        raise WrongStateError(f"decision {dispute.decision} had no fault to strike")
+    if not check.get("could_stand"):
+        raise WrongStateError(
+            f"the recorded answer of decision {dispute.decision} could not stand "
+            f"({check['why']}): uphold with replay, or reject"
+        )
 
 
 def _check_replayable(arena: Arena, match: Match) -> None:
@@ -300,7 +337,7 @@ def apply_remedy(arena: Arena, dispute_id: str) -> None:
     if dispute is None or dispute.ruling is None or dispute.ruling.remedy is None:
         return
     # the transaction is the one guard: it finds the ruling applied, or applies it, atomically
-    arena.store.disputes.apply_replay(dispute_id, _log(arena, dispute.match_id))
+    arena.store.disputes.void_and_replace(dispute_id, _log(arena, dispute.match_id))
     if dispute.ruling.replacement is not None:
         enqueue_match(arena.queue, dispute.ruling.replacement)
 

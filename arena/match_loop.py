@@ -7,6 +7,9 @@ protocol's fallback move, and a seat with ``fault_limit`` faults forfeits: the r
 is auto-played and it is ranked last. Each decision's record carries what its seat measured of
 the request (``timing``, as offsets from the match's start) and, for a timeout, which deadline
 expired.
+
+A match that continues a voided one (a ruling's remedy ``strike``) takes its first decisions
+from a :class:`Reenactment` instead of asking the seats; the rest is played as any match.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from bot_sdk.protocol import (
 from referee import AnyMove, Game, HandResult, Observation, Outcome, Phase
 from replays.deals import DealSource
 from replays.faults import FaultBook
-from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
+from replays.log import Continuation, DecisionRecord, MatchLog, SeatInfo, TimeControl
 from replays.recorder import MatchRecorder
 
 
@@ -98,6 +101,16 @@ class InProcessSeat:
         self.bot.match_end(outcome)
 
 
+class Reenactment(Protocol):
+    """Decisions a match takes from another match's log instead of asking (:mod:`arena.strike`):
+    ``record`` gives the ``index``-th decision of the match (counted across hands), with the
+    id ``ident``, or None from where the match is played live."""
+
+    continues: Continuation
+
+    def record(self, index: int, obs: Observation, ident: str) -> DecisionRecord | None: ...
+
+
 def _ms_taken(exchange: Exchange, clock: Callable[[], int]) -> int:
     """The answer's instant noted in ``exchange``; the milliseconds since it was asked."""
     exchange.received_ns = clock()
@@ -119,10 +132,12 @@ def play_match(
     finished_at: Callable[[], str | None] = lambda: None,
     extra: Mapping[str, Any] | None = None,
     origin_ns: int | None = None,
+    reenact: Reenactment | None = None,
 ) -> MatchLog:
     """Play ``game`` to its end with one player per seat and return the match log. Timings
     are offsets from ``origin_ns`` (:data:`arena.exchange.now_ns`; by default, now): the
-    match's start, which the caller takes before any ``hello`` it sends."""
+    match's start, which the caller takes before any ``hello`` it sends. ``reenact`` gives
+    the decisions a continuation takes from the match it continues."""
     if len(players) != 4:
         raise ValueError("a match needs 4 players")
     origin = now_ns() if origin_ns is None else origin_ns
@@ -137,9 +152,10 @@ def play_match(
         rated=rated,
         started_at=started_at,
         extra=extra,
+        continues=None if reenact is None else reenact.continues,
     )
     book = FaultBook.fresh(time_control)
-    seq = 0
+    seq = index = 0
     last_views: list[Observation] = []
     while not game.is_over():
         hand = game.hand_number
@@ -152,6 +168,12 @@ def play_match(
                 # hand_end carries each seat's view as the last card was about to be played
                 last_views = [game.observation(s) for s in range(4)]
             player = players[seat]
+            taken = None if reenact is None else reenact.record(index, obs, ident)
+            index += 1
+            if taken is not None:
+                book.enter(taken)
+                recorder.apply(taken)
+                continue
             recorder.apply(
                 decide(book, player, obs, match_id=match_id, ident=ident, origin_ns=origin)
             )

@@ -15,7 +15,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from arena import divergence_index, gauntlets, ladder
+from arena import divergence_index, gauntlets, ladder, strike
 from arena.config import Config
 from arena.context import Arena
 from arena.errors import EmbargoedError, NotFoundError
@@ -66,6 +66,7 @@ def play(arena: Arena, match_id: str) -> None:
     secret = store.deal_secret(match.tournament_id)
     seed = deal_seed(secret, match.deal_label)
     deals = DealSource.committed(secret, match.deal_label)
+    reenact = strike.for_match(store, match)  # a replacement that continues a struck fault
     store.mark_match_running(match_id)
     players = [seat_player(store, config, seat, pid, seed) for seat, pid in enumerate(match.seats)]
     origin_ns, started_at = now_ns(), timestamp(time.time())  # the match starts with its hellos
@@ -92,6 +93,7 @@ def play(arena: Arena, match_id: str) -> None:
             finished_at=lambda: timestamp(time.time()),
             extra={"hello": hello_failures} if hello_failures else None,
             origin_ns=origin_ns,
+            reenact=reenact,
         )
     finally:
         for player in players:

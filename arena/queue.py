@@ -148,7 +148,7 @@ def enqueue_evidence(queue: Queue, dispute_id: str) -> None:
 
 def enqueue_remedy(queue: Queue, dispute_id: str) -> None:
     """Queue the job applying an upheld ruling's remedy (retried; applied once however often it
-    runs, :meth:`arena.store.disputes.DisputeBook.apply_replay`)."""
+    runs, :meth:`arena.store.disputes.DisputeBook.void_and_replace`)."""
     queue.enqueue(
         APPLY_REMEDY, dispute_id, job_id=f"remedy-{dispute_id}", retry=Retry(max=MATCH_RETRIES)
     )

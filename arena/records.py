@@ -522,6 +522,10 @@ class Remedy(enum.StrEnum):
     REPLAY = "replay"
     """The match voided (its result, standings and rating effect withdrawn) and played again
     from its deal, with the same seats."""
+    STRIKE = "strike"
+    """The fault struck: the match voided as for ``REPLAY``, and continued by a replacement
+    that re-enacts its decisions up to the contested one, applies that decision's recorded
+    answer (it could stand) and plays on from there (:mod:`arena.strike`)."""
 
 
 @dataclass(frozen=True)
@@ -533,7 +537,7 @@ class Ruling:
     ruled_at: str
     remedy: Remedy | None = None
     replacement: str | None = None
-    """The match that replays the voided one (remedy ``replay``)."""
+    """The match that replaces the voided one (``{match}-replay``, ``{match}-strike``)."""
     applied: bool = False
 
 

@@ -21,6 +21,7 @@ from typing import IO, Any, NoReturn
 import click
 import requests
 
+from replays.continuation import ContinuationError, check_continuation
 from replays.deals import DealScheme, SecretError, parse_secret
 from replays.export import seat_view
 from replays.integrity import IntegrityError, check, digest, key_id_of, public_key_from_pem, unpack
@@ -96,15 +97,23 @@ KEY_PATH = "/api/replays/public-key"
     help="The tournament's deal secret (64 hex characters), revealed when it ends: check every "
     "deal against the commitment with it.",
 )
+@click.option(
+    "--original",
+    type=click.File("rb"),
+    help="For a match that continues a voided one: the voided match's log, to check that its "
+    "decisions were re-enacted and the contested one's recorded answer struck in.",
+)
 def verify(
     file: IO[bytes],
+    *,
     public_key: IO[bytes] | None,
     url: str | None,
     digest_only: bool,
     secret: str | None,
+    original: IO[bytes] | None,
 ) -> None:
-    """Check a log: its seal, its schema, its deals against their commitment, and every
-    decision, trick and score by the referee."""
+    """Check a log: its seal, its schema, its deals against their commitment, every decision,
+    trick and score by the referee, and for a continuation, the voided match it continues."""
     try:
         revealed = None if secret is None else parse_secret(secret)
     except SecretError as error:
@@ -131,6 +140,7 @@ def verify(
         f"{count(result.hands, 'hand')}, {count(result.decisions, 'decision')}, "
         f"{count(result.requests_checked, 'request')} rebuilt to their recorded SHA-256",
     )
+    _continues(log, None if original is None else load_data(original.read()))
     if not authentic and not digest_only:
         click.echo(
             "verdict    NOT AUTHENTICATED: nothing shows the arena wrote this log; check its "
@@ -168,6 +178,30 @@ def _deals(log: MatchLog, secret: bytes | None) -> None:
         )
     else:
         _ok("deals", f"every deal follows from the committed secret, label {deals.label!r}")
+
+
+def _continues(log: MatchLog, original: dict[str, Any] | None) -> None:
+    header = log.continues
+    if header is None:
+        if original is not None:
+            _fail("continues", f"match {log.match_id} does not continue another match")
+        return
+    if original is None:
+        click.echo(
+            f"continues  not checked: match {header.match_id} (SHA-256 {header.sha256}), from "
+            f"its decision {header.prefix}; give that match's log with --original"
+        )
+        return
+    try:
+        voided = read_log(original)
+        prefix = check_continuation(log, voided, digest(original))
+    except (LogReadError, ContinuationError) as error:
+        _fail("continues", str(error))
+    _ok(
+        "continues",
+        f"match {voided.match_id}: its first {count(prefix, 'decision')} re-enacted, then its "
+        f"decision {prefix}'s recorded answer without fault",
+    )
 
 
 def _integrity(data: dict[str, Any], pem: bytes | None) -> bool:
@@ -282,7 +316,7 @@ def reask_command(
 @click.option(
     "--replacement",
     type=click.File("rb"),
-    help="The replacement's log, when the ruling voided the match and played it again.",
+    help="The replacement's log, when the ruling voided the match (replayed or continued it).",
 )
 @click.option("--public-key", type=click.File("rb"), help="The arena's public key (PEM).")
 @click.option("--url", help=f"The arena's address: fetch its public key from {KEY_PATH}.")
@@ -295,7 +329,8 @@ def ruling(
 ) -> None:
     """Check a dispute's sealed RULING (gongzhu-ruling/1) against the log it rules on and, for
     a voided match, its replacement: each seal, that the ruling names exactly that log, and
-    that the replacement plays the same deal with the same seats and passes the referee."""
+    that the replacement plays the same deal with the same seats and passes the referee (and,
+    for a struck fault, continues that log from the contested decision)."""
     if (public_key is None) == (url is None):
         raise click.UsageError("give the arena's key with --public-key or --url")
     pem = public_key.read() if public_key is not None else _fetch_key(url or "")

@@ -1,8 +1,8 @@
 """The match log: everything needed to replay and audit a match without the service.
 
-A log is a plain JSON object (``format: "gongzhu-replay/4"``); these dataclasses are its typed
+A log is a plain JSON object (``format: "gongzhu-replay/5"``); these dataclasses are its typed
 form. ``MatchLog.from_json(log.to_json()) == log`` for every log. The format is documented in
-docs/REPLAYS.md and described by ``replays/schemas/replay-4.json``.
+docs/REPLAYS.md and described by ``replays/schemas/replay-5.json``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from referee import (
 )
 from replays.deals import DealSource
 
-FORMAT = "gongzhu-replay/4"
+FORMAT = "gongzhu-replay/5"
 
 
 class Deadline(StrEnum):
@@ -279,6 +279,27 @@ class TimeControl:
 
 
 @dataclass(frozen=True)
+class Continuation:
+    """What a match that continues a voided one says of it (a dispute's ruling that struck a
+    fault, docs/DISPUTES.md): the voided match, its sealed log's SHA-256, and ``prefix``, how
+    many of its decisions (counted across hands, in order) this match re-enacted before the
+    contested one, which is this match's decision ``prefix`` and applies the recorded answer."""
+
+    match_id: str
+    sha256: str
+    prefix: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"match_id": self.match_id, "sha256": self.sha256, "prefix": self.prefix}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Continuation | None:
+        if data is None:
+            return None
+        return cls(str(data["match_id"]), str(data["sha256"]), int(data["prefix"]))
+
+
+@dataclass(frozen=True)
 class MatchLog:
     """A whole match. ``places`` is the final ranking: the referee's, with forfeited seats last."""
 
@@ -300,6 +321,8 @@ class MatchLog:
     finished_at: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Free-form context (e.g. ``{"human": true}``) that the referee does not check."""
+    continues: Continuation | None = None
+    """For a match that continues a voided one: which, and up to where (None otherwise)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -320,6 +343,7 @@ class MatchLog:
             "faults": list(self.faults),
             "places": list(self.places),
             "extra": dict(self.extra),
+            "continues": None if self.continues is None else self.continues.to_json(),
         }
 
     @classmethod
@@ -345,6 +369,7 @@ class MatchLog:
             faults=_four(data.get("faults", (0, 0, 0, 0))),
             places=_four(data["places"]),
             extra=dict(data.get("extra", {})),
+            continues=Continuation.from_json(data.get("continues")),
         )
 
 

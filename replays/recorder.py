@@ -7,7 +7,15 @@ from typing import Any
 
 from referee import CardSet, Game
 from replays.deals import DealSource
-from replays.log import DecisionRecord, HandRecord, MatchLog, SeatInfo, TimeControl, final_places
+from replays.log import (
+    Continuation,
+    DecisionRecord,
+    HandRecord,
+    MatchLog,
+    SeatInfo,
+    TimeControl,
+    final_places,
+)
 
 
 class MatchRecorder:
@@ -30,6 +38,7 @@ class MatchRecorder:
         rated: bool = True,
         started_at: str | None = None,
         extra: Mapping[str, Any] | None = None,
+        continues: Continuation | None = None,
     ) -> None:
         if game.move_stack:
             raise ValueError("a match is recorded from its first decision")
@@ -44,6 +53,7 @@ class MatchRecorder:
             "rated": rated,
             "started_at": started_at,
             "extra": dict(extra or {}),
+            "continues": continues,
         }
         self.hands: list[HandRecord] = []
         self._decisions: list[DecisionRecord] = []
@@ -102,4 +112,5 @@ class MatchRecorder:
             faults=(faults[0], faults[1], faults[2], faults[3]),
             places=final_places(outcome, forfeited),
             extra=h["extra"],
+            continues=h["continues"],
         )

@@ -52,6 +52,13 @@ def _header(log: MatchLog) -> list[str]:
     ]
     if log.started_at or log.finished_at:
         lines.append(f"played: {log.started_at or '?'} to {log.finished_at or '?'}")
+    if log.continues is not None:
+        taken = log.continues
+        lines.append(
+            f"continues match {taken.match_id} (SHA-256 {taken.sha256}): its first "
+            f"{count(taken.prefix, 'decision')} re-enacted, its decision {taken.prefix}'s "
+            "recorded answer taken without fault, then played"
+        )
     rows = [[str(s.seat), s.name, s.version, s.kind, s.bot_id] for s in log.seats]
     lines += ["", *_table(["seat", "bot", "version", "kind", "id"], rows)]
     return lines

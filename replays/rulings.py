@@ -6,11 +6,12 @@ A ruling never rewrites the match's log. It is a record of its own, sealed like 
 rules on by that log's SHA-256, and, when the match was voided and played again, the
 replacement match. :func:`check_amended` checks the three together: each seal, that the ruling
 is about exactly this log, and that the replacement plays the same deal (label and commitment)
-with the same seats and passes the referee.
+with the same seats and passes the referee; for a struck fault, also that the replacement
+continues this log from the contested decision (:mod:`replays.continuation`).
 
 >>> from replays.integrity import generate_key, seal
 >>> key = generate_key()
->>> original = seal({"format": "gongzhu-replay/4", "match_id": "m1"}, key, key_id="k")
+>>> original = seal({"format": "gongzhu-replay/5", "match_id": "m1"}, key, key_id="k")
 >>> record = ruling_record(dispute_id="d1", original=original, hand=1, decision=3, bot_id="b",
 ...     seat=0, statement="s", status="rejected", reason="in time", remedy=None,
 ...     replacement=None, ruled_at="2026-01-01T00:00:00+00:00")
@@ -26,7 +27,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from replays.continuation import ContinuationError, check_continuation, position
 from replays.integrity import IntegrityError, check, digest
+from replays.log import MatchLog
 from replays.upgrade import LogReadError, read_log
 from replays.verify import verify
 
@@ -110,10 +113,10 @@ def check_amended(
         )
     counts = str(ruling["match_id"])
     wanted = ruling.get("replacement_match_id")
-    if ruling.get("remedy") == "replay":
+    if ruling.get("remedy") in ("replay", "strike"):
         if replacement is None:
             raise RulingError(f"the match was voided: give its replacement's log ({wanted})")
-        _check_replacement(original, replacement, wanted, public_keys)
+        _check_replacement(ruling, original, replacement, public_keys)
         counts = str(wanted)
     return Amended(
         dispute_id=str(ruling["dispute_id"]),
@@ -125,11 +128,12 @@ def check_amended(
 
 
 def _check_replacement(
+    ruling: Mapping[str, Any],
     original: Mapping[str, Any],
     replacement: Mapping[str, Any],
-    wanted: object,
     public_keys: Mapping[str, Ed25519PublicKey],
 ) -> None:
+    wanted = ruling.get("replacement_match_id")
     try:
         check(replacement, public_keys)
     except IntegrityError as error:
@@ -152,3 +156,25 @@ def _check_replacement(
     report = verify(replay)
     if not report.ok:
         raise RulingError(f"the replacement does not pass the referee: {report.discrepancy}")
+    if ruling.get("remedy") == "strike":
+        _check_struck(ruling, voided, replay, digest(original))
+    elif replay.continues is not None:
+        raise RulingError("the replacement continues the voided match; the ruling replays it")
+
+
+def _check_struck(
+    ruling: Mapping[str, Any], voided: MatchLog, replay: MatchLog, sha256: str
+) -> None:
+    """The replacement continues the voided log from exactly the contested decision."""
+    try:
+        prefix = check_continuation(replay, voided, sha256)
+    except ContinuationError as error:
+        raise RulingError(f"the replacement: {error}") from None
+    hand, decision = ruling.get("hand"), ruling.get("decision")
+    if not isinstance(hand, int) or not isinstance(decision, int):
+        raise RulingError("a ruling that strikes a fault names the contested decision")
+    if prefix != position(voided, hand, decision):
+        raise RulingError(
+            f"the replacement struck decision {prefix} of the match, the ruling decision "
+            f"{decision} of hand {hand}"
+        )

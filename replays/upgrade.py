@@ -8,12 +8,14 @@ the stored data, before reading it.
 Version 2 replaced version 1's ``seed`` (a string, informative) with ``deals`` (where the deals
 came from: a committed secret, :mod:`replays.deals`); version 3 added each decision's ``note``
 (what the bot said about its answer); version 4 the timing evidence (each decision's ``timing``
-and a timeout's ``deadline``, each seat's ``hello``). One entry per step keeps every stored log
-readable::
+and a timeout's ``deadline``, each seat's ``hello``); version 5 ``continues`` (for a match that
+continues a voided one, the remedy ``strike`` of docs/DISPUTES.md). One entry per step keeps
+every stored log readable::
 
     UPGRADES["gongzhu-replay/1"] = ("gongzhu-replay/2", upgrade_1_to_2)
     UPGRADES["gongzhu-replay/2"] = ("gongzhu-replay/3", upgrade_2_to_3)
     UPGRADES["gongzhu-replay/3"] = ("gongzhu-replay/4", upgrade_3_to_4)
+    UPGRADES["gongzhu-replay/4"] = ("gongzhu-replay/5", upgrade_4_to_5)
 
 An upgrade function takes the log's JSON object in one format and returns it in the next; it
 may change its argument (it gets a copy). The chain sets ``format`` itself.
@@ -62,10 +64,17 @@ def upgrade_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def upgrade_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 5 says when a match continues a voided one; no version 4 match did."""
+    data["continues"] = None
+    return data
+
+
 UPGRADES: dict[str, tuple[str, Upgrade]] = {
     "gongzhu-replay/1": ("gongzhu-replay/2", upgrade_1_to_2),
     "gongzhu-replay/2": ("gongzhu-replay/3", upgrade_2_to_3),
     "gongzhu-replay/3": ("gongzhu-replay/4", upgrade_3_to_4),
+    "gongzhu-replay/4": ("gongzhu-replay/5", upgrade_4_to_5),
 }
 """Each older format, mapped to the next format and the function that converts to it."""
 

@@ -742,7 +742,8 @@ def dispute_lines(shown: dict[str, Any]) -> Iterator[str]:
         yield f"  ruling: {ruling['status']}{remedy}{applied} at {ruling['ruled_at']}"
         yield f"    {ruling['reason']}"
         if ruling["replacement"]:
-            yield f"    replayed as match {ruling['replacement']}"
+            how = "continued" if ruling["remedy"] == "strike" else "replayed"
+            yield f"    {how} as match {ruling['replacement']}"
 
 
 def _evidence_lines(item: dict[str, Any]) -> Iterator[str]:
@@ -804,15 +805,18 @@ def list_disputes(
 @click.argument("dispute_id")
 @click.option("--reject", "rejected", metavar="REASON", help="Reject it, saying why.")
 @click.option("--uphold", "upheld", metavar="REASON", help="Uphold it, saying why.")
-@click.option("--remedy", type=click.Choice(["replay"]), default=None,
-              help="An upheld ruling's remedy: the match voided and played again.")  # fmt: skip
+@click.option("--remedy", type=click.Choice(["replay", "strike"]), default=None,
+              help="An upheld ruling's remedy: the match voided and played again (replay), or "
+                   "continued from the contested decision with its recorded answer (strike, "
+                   "where the evidence says the answer could stand).")  # fmt: skip
 @url_option
 @token_option
 def rule_dispute(
     *, dispute_id: str, rejected: str | None, upheld: str | None, remedy: str | None,
     url: str | None, token: str | None,
 ) -> None:  # fmt: skip
-    """Rule on a dispute (operator): --reject REASON, or --uphold REASON --remedy replay."""
+    """Rule on a dispute (operator): --reject REASON, or --uphold REASON --remedy replay (or
+    strike)."""
     if (rejected is None) == (upheld is None):
         raise click.UsageError("give --reject REASON or --uphold REASON")
     status, reason = ("rejected", rejected) if rejected is not None else ("upheld", upheld)

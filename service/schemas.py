@@ -982,10 +982,13 @@ class RulingCreate(Schema):
     remedy = fields.String(
         load_default=None,
         allow_none=True,
-        validate=validate.OneOf(["replay"]),
+        validate=validate.OneOf(["replay", "strike"]),
         metadata={
             "description": "an upheld ruling's remedy: replay (the match voided and played "
-            "again from its deal with the same seats); striking the fault is not offered"
+            "again from its deal with the same seats), or strike (the match voided and "
+            "continued: its decisions re-enacted up to the contested one, whose recorded answer "
+            "is applied without fault, then played on; only where the evidence's answer_check "
+            "says the answer could stand, else 409)"
         },
     )
 
@@ -996,7 +999,11 @@ class RulingSchema(Schema):
     ruled_at = fields.String()
     remedy = fields.String(allow_none=True)
     replacement = fields.String(
-        allow_none=True, metadata={"description": "the match that replays the voided one"}
+        allow_none=True,
+        metadata={
+            "description": "the match that replaces the voided one: {match}-replay, or "
+            "{match}-strike for a struck fault"
+        },
     )
     applied = fields.Boolean(metadata={"description": "its remedy has changed the results"})
 

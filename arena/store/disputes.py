@@ -2,7 +2,7 @@
 dispute at a time per decision), their evidence report kept once, their ruling kept with its
 sealed record, and an upheld ruling's remedy applied exactly once.
 
-**Exactly once.** :meth:`DisputeBook.apply_replay` is one optimistic transaction
+**Exactly once.** :meth:`DisputeBook.void_and_replace` is one optimistic transaction
 (WATCH/MULTI) over the dispute, the match, its tournament, its standings and its seats'
 ratings: it first checks that the ruling is not yet applied, then voids the match, withdraws
 its standings and rating effect (:mod:`arena.amends`), plans the replacement match and marks
@@ -31,7 +31,6 @@ from arena.records import (
     MatchStatus,
     Page,
     Rating,
-    Remedy,
     Ruling,
     Standing,
 )
@@ -158,11 +157,13 @@ class DisputeBook:
         """Whether the match's rating effect was kept when it was recorded."""
         return replies.boolean(self.redis.hexists(keys.match(match_id), "rating_effect"))
 
-    def apply_replay(self, dispute_id: str, log: MatchLog) -> bool:
-        """The remedy ``replay`` of the ruling on ``dispute_id``, whose match's log is ``log``:
-        the match voided, what it added to its tournament's standings and to the ratings
-        withdrawn, its replacement planned (the same deal and seats; the caller queues its job),
-        the ruling marked applied. Returns False, changing nothing, if it was applied already."""
+    def void_and_replace(self, dispute_id: str, log: MatchLog) -> bool:
+        """The remedy of the ruling on ``dispute_id`` (``replay`` or ``strike``: both void the
+        match and plan its replacement), whose match's log is ``log``: the match voided, what
+        it added to its tournament's standings and to the ratings withdrawn, its replacement
+        planned (the same deal and seats; the caller queues its job, which replays or continues
+        the match as the remedy says), the ruling marked applied. Returns False, changing
+        nothing, if it was applied already."""
         match_id = log.match_id
         tid = log.tournament_id
         seats = [s.bot_id for s in log.seats]
@@ -180,8 +181,8 @@ class DisputeBook:
                 raise NotFoundError(f"there is no dispute {dispute_id}")
             dispute = codecs.from_json(raw, Dispute)
             ruling = dispute.ruling
-            if ruling is None or ruling.remedy is not Remedy.REPLAY or ruling.replacement is None:
-                raise WrongStateError(f"dispute {dispute_id} has no ruling to replay its match")
+            if ruling is None or ruling.remedy is None or ruling.replacement is None:
+                raise WrongStateError(f"dispute {dispute_id} has no ruling that voids its match")
             if ruling.applied:
                 return False
             match = codecs.match_from(match_id, replies.fields(pipe.hgetall(keys.match(match_id))))

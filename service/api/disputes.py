@@ -80,12 +80,20 @@ def get_dispute(dispute_id: str) -> disputes.Shown:
 @blp.arguments(RulingCreate)
 @blp.response(200, DisputeSchema)
 @blp.alt_response(404, schema=ErrorSchema, description="no such dispute")
-@blp.alt_response(409, schema=ErrorSchema, description="ruled already, or not replayable")
-@blp.alt_response(422, schema=ErrorSchema, description="no reason; a remedy missing or extra")
+@blp.alt_response(
+    409,
+    schema=ErrorSchema,
+    description="ruled already; not replayable; strike where the answer could not stand",
+)
+@blp.alt_response(
+    422, schema=ErrorSchema, description="no reason; a remedy missing or extra; strike on a hand"
+)
 def rule(args: dict[str, Any], dispute_id: str) -> Dispute:
     """Rule on an open dispute (the operator): rejected with a reason, or upheld with the
-    remedy ``replay`` (the match voided and played again from its deal, with the same seats;
-    a worker applies it, once). The ruling is final and sealed."""
+    remedy ``replay`` (the match voided and played again from its deal, with the same seats)
+    or ``strike`` (the match voided and continued from the contested decision with its
+    recorded answer, where the evidence says that answer could stand); a worker applies it,
+    once. The ruling is final and sealed."""
     remedy = None if args["remedy"] is None else Remedy(args["remedy"])
     return disputes.rule(
         arena(),

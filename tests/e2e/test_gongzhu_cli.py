@@ -179,6 +179,9 @@ def test_an_owner_files_a_dispute_and_the_operator_rules_on_it(
         assert "seal: ok; referee re-run: ok" in shown and f"decision {mine}: ok" in shown
         assert "asked again: ok" in shown
         assert "could the answer stand: yes (no fault: the answer was applied)" in shown
+        strike = ["disputes", "rule", dispute_id, "--uphold", "in time", "--remedy", "strike"]
+        struck = CliRunner().invoke(main, [*strike, "--token", TOKEN, "--url", url])
+        assert struck.exit_code == 1 and "no fault to strike" in struck.output
         rule = ["disputes", "rule", dispute_id, "--reject", "the answer was legal and counted"]
         assert "rejected" in gongzhu(*rule, "--token", TOKEN, "--url", url)
         public = gongzhu("disputes", "list", "--tournament", tournament_id, "--url", url)

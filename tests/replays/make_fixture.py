@@ -2,7 +2,7 @@
 
     .venv/bin/python -m tests.replays.make_fixture
 
-- ``fixtures/replay-4.json``: a real, small, sealed ``gongzhu-replay/4`` log with committed
+- ``fixtures/replay-5.json``: a real, small, sealed ``gongzhu-replay/5`` log with committed
   deals (the secret is :data:`FIXTURE_SECRET`): two hands with passing, exposures, request
   hashes, late answers, notes (one a bot's own fallback), every status (ok, timeout, error,
   invalid, illegal, and forfeit-autoplay after seat 2 forfeits), timings (hellos, new and
@@ -11,6 +11,7 @@
 - ``fixtures/replay-1.pub.pem``: the public key that sealed the fixtures (the tests' key).
 
 The older goldens were written by earlier versions of this script and are kept as they are:
+``fixtures/replay-4.json``, such a match as ``gongzhu-replay/4`` (no ``continues``),
 ``fixtures/replay-3.json``, the same match without timings as ``gongzhu-replay/3``,
 ``fixtures/replay-2.json``, the same match without notes as ``gongzhu-replay/2``,
 ``fixtures/replay-1.json``, that match as ``gongzhu-replay/1`` (its seed informative), and
@@ -73,14 +74,14 @@ def fixture_log() -> MatchLog:
         started_at="2026-01-01T12:00:00Z",
         finished_at=lambda: "2026-01-01T12:01:30Z",
         origin_ns=origin,
-        extra={"purpose": "golden fixture of gongzhu-replay/4"},
+        extra={"purpose": "golden fixture of gongzhu-replay/5"},
     )
 
 
 def main() -> None:
     data = fixture_log().to_json()
     FIXTURES.mkdir(exist_ok=True)
-    (FIXTURES / "replay-4.json").write_text(pretty(seal(data, KEY, key_id=KEY_ID)) + "\n")
+    (FIXTURES / "replay-5.json").write_text(pretty(seal(data, KEY, key_id=KEY_ID)) + "\n")
     (FIXTURES / "replay-1.pub.pem").write_bytes(public_key_pem(KEY.public_key()))
 
 

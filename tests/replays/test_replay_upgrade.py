@@ -1,5 +1,5 @@
 """Old logs stay readable: the golden logs of every version read and verify as they were
-sealed, versions 1 to 3 through the registered upgrades to version 4, and a log of an older
+sealed, versions 1 to 4 through the registered upgrades to version 5, and a log of an older
 format is upgraded through the chain (also tested with a hypothetical version 0)."""
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = FIXTURES / "replay-1.json"
 VERSION_2 = FIXTURES / "replay-2.json"
 VERSION_3 = FIXTURES / "replay-3.json"
-CURRENT = FIXTURES / "replay-4.json"
+VERSION_4 = FIXTURES / "replay-4.json"
+CURRENT = FIXTURES / "replay-5.json"
 OLD = FIXTURES / "replay-0.json"
 PUBLIC_KEY = public_key_from_pem((FIXTURES / "replay-1.pub.pem").read_bytes())
 Data = dict[str, Any]
@@ -84,7 +85,7 @@ def test_the_golden_version_3_log_reads_without_timings_its_deadlines_from_its_b
     assert data["format"] == "gongzhu-replay/3"
     check(data, {KEY_ID: PUBLIC_KEY})  # the seal covers the stored version 3 bytes
     validate(data)
-    validate(upgrade(data))  # upgraded, it is a valid version 4 log
+    validate(upgrade(data))  # upgraded, it is a valid current log
     log = read_log(data)
     decisions = [d for hand in log.hands for d in hand.decisions]
     assert all(d.timing is None for d in decisions)
@@ -95,6 +96,20 @@ def test_the_golden_version_3_log_reads_without_timings_its_deadlines_from_its_b
     result = verify(log, secret=FIXTURE_SECRET)
     assert result.ok and result.deals_checked, result.discrepancy
     assert json.loads(VERSION_3.read_text("utf-8")) == data  # reading never changes it
+
+
+def test_the_golden_version_4_log_reads_as_no_continuation_and_verifies() -> None:
+    data: Data = json.loads(VERSION_4.read_text("utf-8"))
+    assert data["format"] == "gongzhu-replay/4" and "continues" not in data
+    check(data, {KEY_ID: PUBLIC_KEY})  # the seal covers the stored version 4 bytes
+    validate(data)
+    validate(upgrade(data))
+    log = read_log(data)
+    assert log.continues is None
+    assert any(d.timing is not None for hand in log.hands for d in hand.decisions)
+    result = verify(log, secret=FIXTURE_SECRET)
+    assert result.ok and result.deals_checked, result.discrepancy
+    assert json.loads(VERSION_4.read_text("utf-8")) == data  # reading never changes it
 
 
 def test_the_golden_current_log_has_timings_and_both_deadlines() -> None:
@@ -109,7 +124,8 @@ def test_the_golden_current_log_has_timings_and_both_deadlines() -> None:
 
 def test_the_golden_current_log_is_sealed_valid_and_its_deals_follow_from_the_secret() -> None:
     data = current()
-    assert data["format"] == FORMAT == "gongzhu-replay/4"
+    assert data["format"] == FORMAT == "gongzhu-replay/5"
+    assert data["continues"] is None
     check(data, {KEY_ID: PUBLIC_KEY})
     validate(data)
     log = read_log(data)
@@ -175,7 +191,7 @@ def old() -> Data:
 
 
 def test_an_old_format_is_unknown_until_an_upgrade_is_registered() -> None:
-    assert set(UPGRADES) == {f"gongzhu-replay/{n}" for n in (1, 2, 3)}  # all there ever were
+    assert set(UPGRADES) == {f"gongzhu-replay/{n}" for n in (1, 2, 3, 4)}  # all there ever were
     with pytest.raises(LogReadError, match="unknown log format 'gongzhu-replay/0'"):
         read_log(old())
 
@@ -207,7 +223,7 @@ def test_a_circle_of_upgrades_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_a_wrong_upgrade_is_caught_when_the_log_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/1", players_to_seats))
-    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/4 log: KeyError"):
+    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/5 log: KeyError"):
         read_log(old())
 
 
@@ -216,4 +232,4 @@ def test_the_cli_reads_an_old_log(monkeypatch: pytest.MonkeyPatch) -> None:
     key = str(FIXTURES / "replay-1.pub.pem")
     outcome = CliRunner().invoke(main, ["verify", str(OLD), "--public-key", key])
     assert outcome.exit_code == 0, outcome.output
-    assert "format     ok: gongzhu-replay/4, from gongzhu-replay/0" in outcome.output
+    assert "format     ok: gongzhu-replay/5, from gongzhu-replay/0" in outcome.output

@@ -136,7 +136,7 @@ def test_the_evidence_is_the_owners_and_shows_no_other_seats_cards_under_embargo
 
 
 def test_the_operator_lists_and_rules_and_a_tournaments_rulings_are_public(
-    client: FlaskClient, table: Table
+    client: FlaskClient, table: Table, config: Config, store: Store
 ) -> None:
     dispute = table.file(client, table.auth, decision=table.mine[0]).json
     path = f"/api/disputes/{dispute['id']}"
@@ -153,10 +153,16 @@ def test_the_operator_lists_and_rules_and_a_tournaments_rulings_are_public(
         {**ruling, "reason": ""},
         {**ruling, "remedy": "replay"},
         {"status": "upheld", "reason": "yes"},
-        {"status": "upheld", "reason": "yes", "remedy": "strike"},
+        {"status": "upheld", "reason": "yes", "remedy": "rewind"},
     ):
         answer = client.post(f"{path}/ruling", json=wrong, headers=operator())
         assert answer.status_code == 422, (wrong, answer.json)
+    strike = {"status": "upheld", "reason": "yes", "remedy": "strike"}
+    unbuilt = client.post(f"{path}/ruling", json=strike, headers=operator())
+    assert unbuilt.status_code == 409 and "not built yet" in unbuilt.json["message"]
+    disputes.build_evidence(Arena(config, store), dispute["id"])
+    no_fault = client.post(f"{path}/ruling", json=strike, headers=operator())
+    assert no_fault.status_code == 409 and "no fault to strike" in no_fault.json["message"]
     ruled = client.post(f"{path}/ruling", json=ruling, headers=operator())
     assert ruled.status_code == 200, ruled.json
     assert ruled.json["status"] == "rejected" and ruled.json["ruling"]["reason"] == ruling["reason"]

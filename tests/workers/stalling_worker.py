@@ -43,7 +43,7 @@ def stalling(func: Callable[..., Any]) -> Callable[..., Any]:
 if __name__ == "__main__":
     point = os.environ[STALL_AT_ENV]
     if point == "before":
-        DisputeBook.apply_replay = stalling(DisputeBook.apply_replay)  # type: ignore[method-assign]
+        DisputeBook.void_and_replace = stalling(DisputeBook.void_and_replace)  # type: ignore[method-assign]
     elif point == "after":
         disputes.enqueue_match = stalling(disputes.enqueue_match)
     else:
