@@ -8,6 +8,11 @@ a private address unless private endpoints are allowed), or a pull bot's
 :class:`~arena.pull_transport.PullTransport` (the same body and signature over the stream the
 bot holds open). Both are asked, timed and judged here alike.
 
+The deadline is the arena's; but the answer is read for one network round trip beyond it (the
+seat's ``hello``, at most :data:`EVIDENCE_GRACE_S`), so that an answer the network held back is
+kept whole in the log as evidence for a dispute (docs/DISPUTES.md). It is still a timeout: what
+decides is the time it took, not whether it was read.
+
 Whatever goes wrong becomes a :class:`~arena.match_loop.Reply` with its :class:`Status` and a
 fault message the bot's author can act on; :func:`arena.match_loop.play_match` applies the fallback.
 Every reply carries what the channel measured of its request (its
@@ -50,7 +55,10 @@ from bot_sdk.protocol import (
 from referee import HandResult, Observation, Outcome, Rules
 from replays.log import SeatInfo
 
-__all__ = ["MAX_ANSWER_BYTES", "Channel", "HelloError", "HttpSeat"]
+__all__ = ["EVIDENCE_GRACE_S", "MAX_ANSWER_BYTES", "Channel", "HelloError", "HttpSeat"]
+
+EVIDENCE_GRACE_S = 0.5
+"""At most this long past a decision's deadline an answer is still read, as evidence."""
 
 
 class Channel(Protocol):
@@ -93,6 +101,8 @@ class HttpSeat:
         self.info = info
         self._clock = clock
         self.transport = transport
+        self._grace_s = 0.0
+        """How long past a deadline an answer is still read: the hello's round trip."""
 
     def close(self) -> None:
         self.transport.close()
@@ -111,7 +121,9 @@ class HttpSeat:
             )
 
         try:
-            code, location, content = self.transport.post(request.body, allowed_ms / 1000)
+            code, location, content = self.transport.post(
+                request.body, allowed_ms / 1000 + self._grace_s
+            )
         except DeadlineError as error:
             why = f": {error}" if str(error) else ""
             return fault(
@@ -179,7 +191,9 @@ class HttpSeat:
             time_limit_ms=time_limit_ms,
             time_bank_ms=time_bank_ms,
         )
-        return self.transport.hello(request, timeout_s)
+        info = self.transport.hello(request, timeout_s)
+        self._grace_s = round_trip_s(self.transport.exchange)
+        return info
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
         self._notify(hand_end_notice(result, obs, match_id=match_id))
@@ -192,3 +206,11 @@ class HttpSeat:
 
     def _ms_since(self, start: float) -> int:
         return max(0, round((self._clock() - start) * 1000))
+
+
+def round_trip_s(hello: Exchange) -> float:
+    """The round trip a ``hello`` measured (its last byte out to its answer's last byte in), at
+    most :data:`EVIDENCE_GRACE_S`; 0 where it was not measured."""
+    if hello.sent_ns is None or hello.received_ns is None:
+        return 0.0
+    return min(EVIDENCE_GRACE_S, max(0, hello.received_ns - hello.sent_ns) / 1e9)

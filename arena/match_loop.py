@@ -215,7 +215,7 @@ def decide(
     reply = player.ask(DecisionRequest(obs, match_id, ident, tc.decision_ms, bank))
     status, fault, move = reply.status, reply.fault, reply.move
     timed_out = book.charge(seat, reply.latency_ms)
-    if status is Status.OK and timed_out:
+    if timed_out and status is not Status.TIMEOUT:  # whatever it said, it came too late
         status = Status.TIMEOUT
         fault = (
             f"answered after {reply.latency_ms} ms: the limit was {tc.decision_ms} ms "

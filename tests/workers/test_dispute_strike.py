@@ -1,8 +1,9 @@
 """The remedy ``strike`` end to end on a real Redis with a real bot server on loopback, the jobs
 run as the workers run them. The bot's ``hello`` comes back slowly (a slow network, as the
-arena measures it), and on its plays of the second and third tricks it thinks for long: the
-arena records both answers whole and late (timeouts). By the evidence's answer check the first
-could stand (its time, less the hello's round trip, is within the allowance) and the second
+arena measures it), and on its plays of the second and third tricks it thinks for long: both
+are timeouts. The arena reads an answer for one round trip past its deadline, so it keeps the
+first whole, and by the evidence's answer check it could stand (its time, less the hello's
+round trip, is within the allowance); nothing complete of the second came in that long, so it
 could not. Striking the first voids the match once and continues it: the replacement re-enacts
 the original's decisions up to the contested one, applies the recorded answer without fault,
 plays on by asking the bots, and is recorded and rated once; it verifies with the ruling, and a
@@ -36,7 +37,6 @@ from arena.records import (
     TournamentStatus,
 )
 from arena.store import Store
-from arena.transport import BotTransport
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import Status, parse_answer
 from bot_sdk.server import make_app
@@ -59,12 +59,10 @@ HELLO_S = 0.4
 off each answer's time when it checks whether an answer was in time."""
 THINKING_S = (1.15, 1.3)
 """How long the bot thinks on its first two plays with a choice: past the 1,000 ms allowed (the
-limit and the full bank), but 0.75 s once the round trip is taken off (in time); then past the
-500 ms left after the first timeout emptied the bank, by far (late)."""
-GRACE_S = 2.0
-"""How much longer than a decision's allowance the transport reads while the original is
-played, so that a late answer is recorded whole (the arena stops at the allowance; an answer
-complete only at its edge is rare, and these tests need it every time)."""
+limit and the full bank), but 0.75 s once the round trip is taken off (in time), and within the
+round trip past the deadline that the arena still reads an answer for, so it is kept whole;
+then past the 500 ms left after the first timeout emptied the bank and that round trip, by far
+(nothing complete received)."""
 
 
 class Pondering(LowestCard):
@@ -116,15 +114,10 @@ class Played:
 @pytest.fixture(scope="module")
 def played(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     """A rated tournament of one match of one hand (the pondering bot and three house bots),
-    played, and a dispute filed on each of the bot's two late answers, their evidence built."""
+    played, and a dispute filed on each of the bot's two timeouts, their evidence built."""
     config = arena_config(redis_server, tmp_path_factory.mktemp("strike"))
     store = Store.from_config(config)
     store.redis.flushdb()
-    original_post = BotTransport.post
-
-    def reading_on(self: BotTransport, body: bytes, seconds: float) -> Any:
-        return original_post(self, body, seconds + GRACE_S)
-
     with ExitStack() as stack, pytest.MonkeyPatch.context() as patch:
         for name, value in environment(config).items():
             patch.setenv(name, value)
@@ -148,9 +141,7 @@ def played(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         )
         run_tournament(tournament_id)
         (match,) = store.list_matches(page=1, per_page=10, tournament_id=tournament_id).items
-        with pytest.MonkeyPatch.context() as reading:
-            reading.setattr(BotTransport, "post", reading_on)
-            run_match(match.id)
+        run_match(match.id)
         patch.setattr(Pondering, "thinking", ())  # from now on, the bot answers at once
         arena = Arena(config, store)
         log = _log(store, match.id)
@@ -192,8 +183,8 @@ def _ratings(store: Store, bot_ids: Iterable[str]) -> dict[str, Rating]:
 def test_a_strike_is_refused_where_the_answer_could_not_stand(played: Played) -> None:
     store = played.arena.store
     check = _check(store, played.could_not)
-    assert (check["could_stand"], check["legal"], check["in_time"]) == (False, True, False)
-    assert check["why"].startswith("late:")
+    assert (check["could_stand"], check["legal"], check["in_time"]) == (False, False, None)
+    assert check["why"] == "no complete answer was received"
     with pytest.raises(WrongStateError, match="could not stand"):
         disputes.rule(
             played.arena, played.could_not.id, status=DisputeStatus.UPHELD,

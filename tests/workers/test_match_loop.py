@@ -230,6 +230,15 @@ def test_an_answer_past_the_bank_is_a_timeout_of_the_bank() -> None:
     assert (record.status, record.deadline) == (Status.TIMEOUT, Deadline.BANK)
 
 
+@pytest.mark.parametrize("status", [Status.INVALID, Status.ILLEGAL, Status.ERROR])
+def test_a_late_answer_is_a_timeout_whatever_it_said(status: Status) -> None:
+    reply = Reply(None, status, 1701, answer='{"card": "ZZ"}', fault="bad", exchange=EXCHANGE)
+    record = _decided(reply, 700)
+    assert (record.status, record.deadline) == (Status.TIMEOUT, Deadline.BANK)
+    assert record.fault is not None and record.fault.startswith("answered after 1701 ms")
+    assert record.answer == '{"card": "ZZ"}'  # kept, as evidence
+
+
 def test_an_in_process_bot_that_plays_a_card_it_does_not_hold_is_refused() -> None:
     obs = _obs()
     info = SeatInfo(obs.seat, "house-x", "x", "1", kind="house")
