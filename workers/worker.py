@@ -157,6 +157,9 @@ class ArenaWorker(Worker):
             self.log.warning("Worker %s: job %s failed (%s)", self.name, job.id, reason)
             job.ended_at = now()
             queue = Queue(job.origin, connection=self.connection)
+            # a job taken but not yet started is still in rq's intermediate list, whose sweep
+            # would fail it once more a minute on (and queue it again)
+            queue.intermediate_queue.remove(job.id)
             self.handle_job_failure(job, queue=queue, exc_string=reason, execution=execution)
 
 

@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 import redis
+from rq import Queue
 from rq.job import Job
 
-from arena.config import Config
+from arena.config import Config, ConfigError
 from arena.context import Arena
 from arena.queue import MATCH_RETRIES, match_job_id
 from arena.records import Format
@@ -74,6 +75,8 @@ class Run:
     requeued_s: float
     """From the kill until every killed match was queued again."""
     accounting: Accounting
+    stuck: list[str]
+    """Job ids left in rq's intermediate list (taken from the queue, never started) once done."""
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +135,8 @@ def run(config: Config, store: Store) -> Iterator[Run]:
         )
         wait_for(lambda: _done(store, tournament_id), 180, "the tournament to finish")
         accounting = account(store, tournament_id)
-        yield Run(tournament_id, killed, bot.peak, requeued_s, accounting)
+        stuck = Queue(config.queue_name, connection=store.redis).intermediate_queue.get_job_ids()
+        yield Run(tournament_id, killed, bot.peak, requeued_s, accounting, stuck)
 
 
 def test_a_worker_keeps_fifty_matches_in_flight(run: Run) -> None:
@@ -156,6 +160,7 @@ def test_a_killed_horse_has_every_match_it_had_in_flight_played_again_once(
     assert len(logs) == IN_FLIGHT
     retries = {m: _retries_left(store, m) for m in logs}
     assert all(retries[m] == MATCH_RETRIES - 1 for m in run.killed)  # played again once
+    assert run.stuck == []  # or rq's sweep would fail them once more, a minute on
     # the others ran once (or were taken, not yet marked running, when the horse was killed)
     assert set(retries.values()) <= {MATCH_RETRIES, MATCH_RETRIES - 1}
 
@@ -164,3 +169,12 @@ def _retries_left(store: Store, match_id: str) -> int:
     retries = Job.fetch(match_job_id(match_id), connection=store.redis).retries_left
     assert retries is not None
     return retries
+
+
+def test_the_matches_a_worker_plays_at_once_are_configured() -> None:
+    environment = {"REDIS_URL": "redis://r"}
+    assert Config.from_environment(environment).matches_per_worker == 32
+    more = {**environment, "GONGZHU_MATCHES_PER_WORKER": "100"}
+    assert Config.from_environment(more).matches_per_worker == 100
+    with pytest.raises(ConfigError, match="GONGZHU_MATCHES_PER_WORKER must be at least 1, not 0"):
+        Config.from_environment({**environment, "GONGZHU_MATCHES_PER_WORKER": "0"})
