@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -33,6 +36,7 @@ from tests.workers.conftest import arena_config, start_worker_process, stop_work
 from tests.workers.crashes import horse_of, running_matches, sigkill, wait_for
 from tests.workers.test_worker_tournaments import _done, _logs, _start
 from tests.workers.workers_support import StartResponse, lowest_card
+from workers.stable import POLL_S
 
 IN_FLIGHT = 64
 """The worker's ``GONGZHU_MATCHES_PER_WORKER``, and the tournament's matches (1 table, 16 deals
@@ -77,6 +81,8 @@ class Run:
     accounting: Accounting
     stuck: list[str]
     """Job ids left in rq's intermediate list (taken from the queue, never started) once done."""
+    participants: list[str]
+    worker: subprocess.Popen[bytes]
 
 
 @pytest.fixture(scope="module")
@@ -111,22 +117,11 @@ def run(config: Config, store: Store) -> Iterator[Run]:
                 secret=f"secret-of-{name}",
             )
             participants.append(created.id)
-        tournament_id = _start(
-            config,
-            store,
-            [*participants, "house:easy", "house:normal"],
-            format=Format(duplicate=True, matches_per_table=IN_FLIGHT // 4, hands=1),
-            rules=Rules.with_variants("no_exposure"),
-        )
-        expand(Arena.from_config(config), tournament_id)  # all 64 queued before the worker starts
+        participants += ["house:easy", "house:normal"]
+        tournament_id = _planned(config, store, participants, IN_FLIGHT)  # before the worker
         worker = start_worker_process(config)
         stack.callback(stop_workers, [worker])
-        wait_for(
-            lambda: len(running_matches(store, tournament_id)) >= AT_ONCE,
-            120,
-            f"{AT_ONCE} matches in flight",
-        )
-        killed = set(running_matches(store, tournament_id))
+        killed = _stopped_with_fifty_running(store, tournament_id, horse_of(worker.pid, 60))
         sigkill(horse_of(worker.pid))
         requeued_s = wait_for(
             lambda: all(_retries_left(store, m) < MATCH_RETRIES for m in killed),
@@ -135,8 +130,10 @@ def run(config: Config, store: Store) -> Iterator[Run]:
         )
         wait_for(lambda: _done(store, tournament_id), 180, "the tournament to finish")
         accounting = account(store, tournament_id)
-        stuck = Queue(config.queue_name, connection=store.redis).intermediate_queue.get_job_ids()
-        yield Run(tournament_id, killed, bot.peak, requeued_s, accounting, stuck)
+        stuck = _queue(config, store).intermediate_queue.get_job_ids()
+        yield Run(
+            tournament_id, killed, bot.peak, requeued_s, accounting, stuck, participants, worker
+        )
 
 
 def test_a_worker_keeps_fifty_matches_in_flight(run: Run) -> None:
@@ -163,6 +160,59 @@ def test_a_killed_horse_has_every_match_it_had_in_flight_played_again_once(
     assert run.stuck == []  # or rq's sweep would fail them once more, a minute on
     # the others ran once (or were taken, not yet marked running, when the horse was killed)
     assert set(retries.values()) <= {MATCH_RETRIES, MATCH_RETRIES - 1}
+
+
+def test_a_worker_asked_to_stop_finishes_its_matches_in_flight_and_takes_no_more(
+    run: Run, config: Config, store: Store
+) -> None:
+    first = _planned(config, store, run.participants, 8)
+    wait_for(lambda: len(running_matches(store, first)) >= 4, 60, "4 matches in flight")
+    os.kill(run.worker.pid, signal.SIGTERM)  # a warm shutdown, as a process manager asks
+    time.sleep(POLL_S + 0.5)  # a horse waiting on the queue when asked waits no longer than this
+    later = _planned(config, store, run.participants, 8)
+    assert run.worker.wait(120) == 0
+    assert account(store, first).recorded == 8  # the matches in flight finished, once each
+    assert all(_retries_left(store, m) == MATCH_RETRIES for m in _matches(store, first))
+    assert account(store, later).recorded == 0  # queued after the signal: left queued
+    assert _queue(config, store).count == 8 + 1  # its matches and its own job
+
+
+def _stopped_with_fifty_running(store: Store, tournament_id: str, horse: int) -> set[str]:
+    """The matches running in ``horse``, once it is stopped (SIGSTOP) with 50 of them."""
+    while True:
+        wait_for(
+            lambda: len(running_matches(store, tournament_id)) >= AT_ONCE,
+            120,
+            f"{AT_ONCE} matches in flight",
+        )
+        os.kill(horse, signal.SIGSTOP)  # nothing it plays changes until it is killed
+        running = set(running_matches(store, tournament_id))
+        if len(running) >= AT_ONCE:
+            return running
+        os.kill(horse, signal.SIGCONT)  # one finished meanwhile: look again
+
+
+def _planned(config: Config, store: Store, participants: list[str], matches: int) -> str:
+    """A one-table tournament of ``matches`` one-hand matches, planned and queued (its job's
+    expansion finds them planned)."""
+    tournament_id = _start(
+        config,
+        store,
+        participants,
+        format=Format(duplicate=True, matches_per_table=matches // 4, hands=1),
+        rules=Rules.with_variants("no_exposure"),
+    )
+    expand(Arena.from_config(config), tournament_id)
+    return tournament_id
+
+
+def _queue(config: Config, store: Store) -> Queue:
+    return Queue(config.queue_name, connection=store.redis)
+
+
+def _matches(store: Store, tournament_id: str) -> list[str]:
+    found = store.list_matches(page=1, per_page=100, tournament_id=tournament_id).items
+    return [m.id for m in found]
 
 
 def _retries_left(store: Store, match_id: str) -> int:
