@@ -79,6 +79,13 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return seconds
 
 
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    number = _number(env, name, default)
+    if number < 1:
+        raise ConfigError(f"{name} must be at least 1, not {number}")
+    return number
+
+
 def _heartbeat(env: Mapping[str, str], name: str, default: float) -> float:
     seconds = _seconds(env, name, default)
     if seconds < 0.1:
@@ -161,6 +168,9 @@ class Config:
     """A job whose heartbeat is this much overdue is abandoned (its worker died)."""
     maintenance_interval_s: int = setting("GONGZHU_MAINTENANCE_INTERVAL_S", 30, _number)
     """How often a worker sweeps the registries, retrying abandoned jobs."""
+    matches_per_worker: int = setting("GONGZHU_MATCHES_PER_WORKER", 32, _count)
+    """How many jobs (matches, mostly) one worker process plays at once, each in a thread of
+    its work horse (:mod:`workers.stable`); 1: one at a time, in a horse of its own."""
     stream_heartbeat_s: float = setting("GONGZHU_STREAM_HEARTBEAT_S", 10.0, _heartbeat)
     """How often a pull bot's idle stream gets a keep-alive line; a stream not refreshed for
     three heartbeats no longer counts its bot as connected."""

@@ -99,8 +99,15 @@ def tournament_job_id(tournament_id: str) -> str:
 
 
 def enqueue_tournament(queue: Queue, tournament_id: str) -> str:
-    """Queue the job that plays the tournament; returns the job's id."""
-    job = queue.enqueue(RUN_TOURNAMENT, tournament_id, job_id=tournament_job_id(tournament_id))
+    """Queue the job that plays the tournament; returns the job's id. It is retried like a
+    match job (its horse may die with the matches it runs alongside, :mod:`workers.stable`):
+    planning again plans and queues nothing twice."""
+    job = queue.enqueue(
+        RUN_TOURNAMENT,
+        tournament_id,
+        job_id=tournament_job_id(tournament_id),
+        retry=Retry(max=MATCH_RETRIES),
+    )
     return str(job.id)
 
 

@@ -25,6 +25,7 @@ import copy
 import functools
 import hashlib
 import json
+import threading
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -118,8 +119,15 @@ def quick(body: bytes) -> bytes:
     return MAGIC + WHOLE + _compress(body, level=FAST_LEVEL)
 
 
+_ZSTD_LOCK = threading.Lock()
+"""zstandard's compressors and decompressors must not be used by two threads at once (a worker
+plays many matches in threads of one process, docs/OPERATIONS.md): the cached ones are used
+under this lock."""
+
+
 def _compress(raw: bytes, *, level: int = LEVEL) -> bytes:
-    compressed: bytes = _compressor(level).compress(raw)
+    with _ZSTD_LOCK:
+        compressed: bytes = _compressor(level).compress(raw)
     return compressed
 
 
@@ -190,7 +198,8 @@ def unpacked_json(blob: bytes) -> bytes:
     zstd = _zstd()
     try:
         dict_id = zstd.get_frame_parameters(frame).dict_id
-        raw: bytes = _decompressor(dict_id).decompress(frame)
+        with _ZSTD_LOCK:
+            raw: bytes = _decompressor(dict_id).decompress(frame)
     except zstd.ZstdError as error:
         raise PackingError(f"not a stored log: {error}") from None
     if flag == WHOLE:

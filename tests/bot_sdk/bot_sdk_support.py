@@ -91,14 +91,16 @@ def record_match(
 
 
 @contextmanager
-def running(app: WSGIApplication, host: str = "127.0.0.1") -> Iterator[str]:
-    """Serve ``app`` with waitress on a free port of ``host`` (loopback unless told); yield its
-    URL.
+def running(app: WSGIApplication, host: str = "127.0.0.1", threads: int = 4) -> Iterator[str]:
+    """Serve ``app`` with waitress (``threads`` request threads) on a free port of ``host``
+    (loopback unless told); yield its URL.
 
     The loop is driven here rather than by ``server.run()`` so that it can be stopped first and
     the sockets closed after, from this thread: closing them under a running ``select()`` races.
     """
-    server = create_server(app, host=host, port=0, threads=4)
+    server = create_server(
+        app, host=host, port=0, threads=threads, connection_limit=max(100, 2 * threads)
+    )
     stop = threading.Event()
 
     def loop() -> None:

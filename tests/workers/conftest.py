@@ -45,6 +45,8 @@ def arena_config(redis_url: str, directory: Path) -> Config:
         job_heartbeat_s=1,
         abandoned_after_s=2,
         maintenance_interval_s=1,
+        # one match at a time, as the crash tests count them; test_in_flight.py plays many
+        matches_per_worker=1,
     )
 
 
@@ -67,6 +69,7 @@ def environment(config: Config) -> dict[str, str]:
         "GONGZHU_JOB_HEARTBEAT_S": str(config.job_heartbeat_s),
         "GONGZHU_ABANDONED_AFTER_S": str(config.abandoned_after_s),
         "GONGZHU_MAINTENANCE_INTERVAL_S": str(config.maintenance_interval_s),
+        "GONGZHU_MATCHES_PER_WORKER": str(config.matches_per_worker),
         "GONGZHU_LADDER_INTERVAL_S": str(config.ladder_interval_s),
         "GONGZHU_LADDER_TABLES": str(config.ladder_tables),
         "GONGZHU_LADDER_HANDS": str(config.ladder_hands),

@@ -1,0 +1,99 @@
+"""The work horse that keeps many jobs in flight (``GONGZHU_MATCHES_PER_WORKER`` above 1).
+
+rq's worker forks one work horse per job. Here the horse forked for a job keeps taking more
+jobs from the worker's queues while it has room, and runs each with rq's own ``perform_job``
+in a thread of its own, under the worker's name: every job keeps its own rq execution (its
+entry in the started registry and its heartbeat, which the worker renews), its own retries and
+its own result. A match's job id stays the unit of recovery: a SIGKILLed horse's worker puts
+back every job that was in flight in it (:class:`workers.worker.ArenaWorker`).
+
+A match mostly waits for its bots, so threads suffice: each waits on its own sockets with the
+interpreter lock released (docs/BENCHMARKS.md, "Many matches in flight"). The horse ends when
+it has nothing in flight and the queue stays empty for :data:`POLL_S`; the worker then waits
+for the next job as usual. It takes no new job once asked to stop (SIGUSR1, the worker's warm
+shutdown) or once its worker is gone (an orphan finishes what it has and ends).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import TYPE_CHECKING
+
+from rq.exceptions import DequeueTimeout
+from rq.job import Job
+from rq.queue import Queue
+
+if TYPE_CHECKING:
+    from rq.executions import Execution
+
+    from workers.worker import ArenaWorker
+
+POLL_S = 1
+"""How long a horse with room waits on the queue for a job before looking around again."""
+
+
+class Stable:
+    """Up to ``size`` jobs at once in threads of one work horse (see the module's doc)."""
+
+    def __init__(self, worker: ArenaWorker, size: int) -> None:
+        self.worker = worker
+        self.size = size
+        self.parent_pid = os.getppid()
+        self._changed = threading.Condition()
+        self._running: set[threading.Thread] = set()
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        """Take no new job; finish those in flight."""
+        self._stopping.set()
+
+    def run(self, job: Job, queue: Queue, execution: Execution) -> None:
+        """Perform ``job`` (its execution made by the worker), and every job taken while there
+        is room; return once none is left in flight."""
+        self._start(job, queue, execution)
+        while not self._closing():
+            with self._changed:
+                if len(self._running) >= self.size:
+                    self._changed.wait(POLL_S)
+                    continue
+            taken = self._take()
+            if taken is not None:
+                self._start(*taken, self.worker.prepare_execution(taken[0]))
+            elif not self._running:
+                break
+        for thread in list(self._running):
+            thread.join()
+
+    def _closing(self) -> bool:
+        return self._stopping.is_set() or os.getppid() != self.parent_pid
+
+    def _take(self) -> tuple[Job, Queue] | None:
+        worker = self.worker
+        try:
+            return worker.queue_class.dequeue_any(
+                worker._ordered_queues,
+                POLL_S,
+                connection=worker.connection,
+                job_class=worker.job_class,
+                serializer=worker.serializer,
+                death_penalty_class=worker.death_penalty_class,
+            )
+        except DequeueTimeout:
+            return None
+
+    def _start(self, job: Job, queue: Queue, execution: Execution) -> None:
+        thread = threading.Thread(
+            target=self._perform, args=(job, queue, execution), name=job.id, daemon=True
+        )
+        with self._changed:
+            self._running.add(thread)
+        thread.start()
+
+    def _perform(self, job: Job, queue: Queue, execution: Execution) -> None:
+        try:
+            self.worker.perform_job(job, queue, execution)  # records its own success or failure
+        finally:
+            with self._changed:
+                self._running.discard(threading.current_thread())
+                self._changed.notify()
