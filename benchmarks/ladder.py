@@ -41,7 +41,9 @@ without changing the arena's modules (:data:`EXPERIMENTS`): ``table``, ``table4`
 ``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``drift`` rates with openskill's
 default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`, no drift); ``beta``
 rates with openskill's ``beta`` (a match's performance noise) doubled and quadrupled;
-``spread`` seats tables with :func:`spread_tables`.
+``spread`` seats tables with :func:`spread_tables`; ``margins`` rates each match by its point
+margins (:func:`rate_margins`, a Gaussian model in points per hand), the matchmaker with
+duplicate deals against random tables with plain deals.
 """
 
 from __future__ import annotations
@@ -207,13 +209,16 @@ class Arm:
     drift: bool = False
     beta: float = 1.0
     """openskill's ``beta`` (a match's performance noise) as a multiple of its default."""
+    margins: bool = False
+    """Rated by point margins (:func:`rate_margins`) instead of openskill over places."""
 
     @property
     def name(self) -> str:
         deals = "duplicate deals" if self.duplicate else "plain deals"
         model = ", σ drift (openskill's default tau)" if self.drift else ""
         noise = f", beta x{self.beta:g}" if self.beta != 1.0 else ""
-        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}"
+        margins = ", rated by point margins" if self.margins else ""
+        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}{margins}"
 
 
 ARMS = (
@@ -246,6 +251,10 @@ EXPERIMENTS = {
         Arm("random", duplicate=False, beta=2.0),
         Arm("matchmaker", duplicate=True, beta=4.0),
         Arm("random", duplicate=False, beta=4.0),
+    ],
+    "margins": [
+        Arm("matchmaker", duplicate=True, margins=True),
+        Arm("random", duplicate=False, margins=True),
     ],
 }
 """Changes to the arena tried here, not in the arena: a duplicate table rated by total points
@@ -351,10 +360,50 @@ def play_table(
     return logs
 
 
-def rate_match(board: dict[str, Rating], log: MatchLog) -> None:
+def rate_match(board: dict[str, Rating], log: MatchLog, *, margins: bool = False) -> None:
     before = [board[seat.bot_id] for seat in log.seats]
-    for after in rate(log, before):
+    for after in (rate_margins if margins else rate)(log, before):
         board[after.bot_id] = after
+
+
+MARGIN_NOISE = 140.0
+"""A seat's points in one hand, less the table's mean, vary about its expectation with a
+standard deviation of about 122 (measured on random tables of this field): that is a seat's
+own noise of 122 × √(4/3) before the table's mean is taken away."""
+MARGIN_SIGMA = 40.0
+"""A new participant's σ in points per hand: the field spans about 100."""
+
+
+def margin_update(
+    mus: Sequence[float], variances: Sequence[float], observed: Sequence[float], noise: float
+) -> tuple[list[float], list[float]]:
+    """The Gaussian posterior of four strengths (means, variances; priors independent) after
+    seeing each seat's points per hand ``observed``, each its strength plus a noise of
+    variance ``noise`` plus a term common to the table (unknown: only differences count).
+    The exact rank-one form of the Kalman update, its covariance cut to its diagonal."""
+    shrunk = [v * noise / (v + noise) for v in variances]
+    room = 4 * noise - sum(shrunk)
+    surprise = [x - m for x, m in zip(observed, mus, strict=True)]
+    centre = sum(surprise) / 4
+    residual = [r - centre for r in surprise]
+    shared = sum(w * r for w, r in zip(shrunk, residual, strict=True)) / room
+    means = [m + w * (r + shared) / noise for m, w, r in zip(mus, shrunk, residual, strict=True)]
+    return means, [w + w * w / room for w in shrunk]
+
+
+def rate_margins(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
+    """An experiment: each seat's rating after the match by its points per hand against the
+    others' (:func:`margin_update`), every participant moved, house Normal too (the scale's
+    zero is then house Normal's μ wherever it is: the order does not depend on it)."""
+    hands = log.outcome.hands_played
+    observed = [total / hands for total in log.outcome.totals]
+    means, variances = margin_update(
+        [r.mu for r in before], [r.sigma**2 for r in before], observed, MARGIN_NOISE**2 / hands
+    )
+    counted = rate(log, before)
+    return [
+        replace(r, mu=m, sigma=v**0.5) for r, m, v in zip(counted, means, variances, strict=True)
+    ]
 
 
 def places_by(points: Sequence[int]) -> tuple[int, int, int, int]:
@@ -402,6 +451,8 @@ def run(job: Job) -> RunResult:
     order = field(job.size)
     entrants = {e.bot_id: e for e in order}
     board = {e.bot_id: starting_rating(e.bot_id, VERSION, None) for e in order}
+    if job.arm.margins:
+        board = {b: replace(r, mu=0.0, sigma=MARGIN_SIGMA) for b, r in board.items()}
     rng = random.Random(f"tables:{job.seed}")
     secret = hashlib.sha256(f"ladder:{job.seed}".encode()).digest()
     choose = CHOOSERS[job.arm.tables]
@@ -418,7 +469,7 @@ def run(job: Job) -> RunResult:
                 )
                 faults += sum(sum(log.faults) for log in logs)
                 for log, matches in to_rate(logs, job.arm.rating):
-                    rate_match(board, log)
+                    rate_match(board, log, margins=job.arm.margins)
                     played += matches
                     taus.append(
                         (played, kendall_tau([board[e.bot_id].conservative for e in order]))
