@@ -42,8 +42,9 @@ without changing the arena's modules (:data:`EXPERIMENTS`): ``table``, ``table4`
 default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`, no drift); ``beta``
 rates with openskill's ``beta`` (a match's performance noise) doubled and quadrupled;
 ``spread`` seats tables with :func:`spread_tables`; ``margins`` rates each match by its point
-margins (:func:`rate_margins`, a Gaussian model in points per hand), the matchmaker with
-duplicate deals against random tables with plain deals.
+margins (:func:`rate_margins`, a Gaussian model in points per hand): the matchmaker with
+duplicate deals and random tables with plain deals, house Normal rated like everyone, and the
+matchmaker with house Normal held fixed at 0 as the arena holds its anchor.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ from arena.matchmaker import (
     random_tables,
     take_seats,
 )
-from arena.ratings import ANCHOR, rate, starting_rating
+from arena.ratings import ANCHOR, counted, rate, starting_rating
 from arena.records import Rating
 from bot_sdk.bot import Bot, CardAnswer, CardsAnswer
 from bot_sdk.house import NormalBot
@@ -209,8 +210,10 @@ class Arm:
     drift: bool = False
     beta: float = 1.0
     """openskill's ``beta`` (a match's performance noise) as a multiple of its default."""
-    margins: bool = False
-    """Rated by point margins (:func:`rate_margins`) instead of openskill over places."""
+    margins: str = ""
+    """Rated by point margins (:func:`rate_margins`) instead of openskill over places: with
+    house Normal rated like everyone (``floating``: the scale's zero is wherever its μ is) or
+    held fixed at 0 (``fixed``, as the arena holds its anchor)."""
 
     @property
     def name(self) -> str:
@@ -218,6 +221,7 @@ class Arm:
         model = ", σ drift (openskill's default tau)" if self.drift else ""
         noise = f", beta x{self.beta:g}" if self.beta != 1.0 else ""
         margins = ", rated by point margins" if self.margins else ""
+        margins += ", house Normal fixed" if self.margins == "fixed" else ""
         return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}{margins}"
 
 
@@ -253,8 +257,9 @@ EXPERIMENTS = {
         Arm("random", duplicate=False, beta=4.0),
     ],
     "margins": [
-        Arm("matchmaker", duplicate=True, margins=True),
-        Arm("random", duplicate=False, margins=True),
+        Arm("matchmaker", duplicate=True, margins="floating"),
+        Arm("random", duplicate=False, margins="floating"),
+        Arm("matchmaker", duplicate=True, margins="fixed"),
     ],
 }
 """Changes to the arena tried here, not in the arena: a duplicate table rated by total points
@@ -360,9 +365,9 @@ def play_table(
     return logs
 
 
-def rate_match(board: dict[str, Rating], log: MatchLog, *, margins: bool = False) -> None:
+def rate_match(board: dict[str, Rating], log: MatchLog, *, margins: str = "") -> None:
     before = [board[seat.bot_id] for seat in log.seats]
-    for after in (rate_margins if margins else rate)(log, before):
+    for after in rate_margins(log, before) if margins else rate(log, before):
         board[after.bot_id] = after
 
 
@@ -393,16 +398,17 @@ def margin_update(
 
 def rate_margins(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
     """An experiment: each seat's rating after the match by its points per hand against the
-    others' (:func:`margin_update`), every participant moved, house Normal too (the scale's
-    zero is then house Normal's μ wherever it is: the order does not depend on it)."""
+    others' (:func:`margin_update`). A participant of σ 0 (house Normal held fixed) does not
+    move; with house Normal rated like everyone, the scale's zero is its μ wherever that is
+    (the order does not depend on it)."""
     hands = log.outcome.hands_played
     observed = [total / hands for total in log.outcome.totals]
     means, variances = margin_update(
         [r.mu for r in before], [r.sigma**2 for r in before], observed, MARGIN_NOISE**2 / hands
     )
-    counted = rate(log, before)
     return [
-        replace(r, mu=m, sigma=v**0.5) for r, m, v in zip(counted, means, variances, strict=True)
+        replace(counted(log, seat, old), mu=mu, sigma=variance**0.5)
+        for seat, (old, mu, variance) in enumerate(zip(before, means, variances, strict=True))
     ]
 
 
@@ -452,7 +458,11 @@ def run(job: Job) -> RunResult:
     entrants = {e.bot_id: e for e in order}
     board = {e.bot_id: starting_rating(e.bot_id, VERSION, None) for e in order}
     if job.arm.margins:
-        board = {b: replace(r, mu=0.0, sigma=MARGIN_SIGMA) for b, r in board.items()}
+        fixed = {ANCHOR} if job.arm.margins == "fixed" else set()
+        board = {
+            b: replace(r, mu=0.0, sigma=0.0 if b in fixed else MARGIN_SIGMA)
+            for b, r in board.items()
+        }
     rng = random.Random(f"tables:{job.seed}")
     secret = hashlib.sha256(f"ladder:{job.seed}".encode()).digest()
     choose = CHOOSERS[job.arm.tables]

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from arena.matchmaker import Member
+from arena.records import Rating
 from benchmarks import ladder
 from replays.log import MatchLog
 
@@ -113,3 +114,19 @@ def test_the_margin_update_is_the_gaussian_posterior_of_point_differences() -> N
     # a seat of no uncertainty (house Normal in the arena's anchor) does not move
     fixed, kept = ladder.margin_update(mus, [0.0, *variances[1:]], observed, noise)
     assert (fixed[0], kept[0]) == (0.0, 0.0) and fixed[1:] != means[1:]
+
+
+def test_rated_by_margins_house_normal_moves_unless_held_fixed(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    log = duplicate_logs[0]
+    assert log.seats[0].bot_id == "house:normal" and len(set(log.outcome.totals)) > 1
+    for anchor_sigma in (ladder.MARGIN_SIGMA, 0.0):
+        before = [
+            Rating(s.bot_id, 0.0, anchor_sigma if seat == 0 else ladder.MARGIN_SIGMA)
+            for seat, s in enumerate(log.seats)
+        ]
+        after = ladder.rate_margins(log, before)
+        assert [r.matches for r in after] == [1, 1, 1, 1]
+        assert (after[0].mu == 0.0) == (anchor_sigma == 0.0)
+        assert all(r.mu != 0.0 for r in after[1:])
