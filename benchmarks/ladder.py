@@ -44,7 +44,9 @@ rates with openskill's ``beta`` (a match's performance noise) doubled and quadru
 ``spread`` seats tables with :func:`spread_tables`; ``margins`` rates each match by its point
 margins (:func:`rate_margins`, a Gaussian model in points per hand): the matchmaker with
 duplicate deals and random tables with plain deals, house Normal rated like everyone, and the
-matchmaker with house Normal held fixed at 0 as the arena holds its anchor.
+matchmaker with house Normal held fixed at 0 as the arena holds its anchor; ``floating``
+rates as the arena does but moves house Normal like every participant (:func:`rate_all`),
+the matchmaker with duplicate deals.
 """
 
 from __future__ import annotations
@@ -210,10 +212,11 @@ class Arm:
     drift: bool = False
     beta: float = 1.0
     """openskill's ``beta`` (a match's performance noise) as a multiple of its default."""
-    margins: str = ""
-    """Rated by point margins (:func:`rate_margins`) instead of openskill over places: with
-    house Normal rated like everyone (``floating``: the scale's zero is wherever its μ is) or
-    held fixed at 0 (``fixed``, as the arena holds its anchor)."""
+    margins: bool = False
+    """Rated by point margins (:func:`rate_margins`) instead of openskill over places."""
+    anchored: bool = True
+    """House Normal's rating held fixed (the arena) or moved like every participant's (the
+    scale's zero is then wherever its μ is: the order does not depend on it)."""
 
     @property
     def name(self) -> str:
@@ -221,8 +224,10 @@ class Arm:
         model = ", σ drift (openskill's default tau)" if self.drift else ""
         noise = f", beta x{self.beta:g}" if self.beta != 1.0 else ""
         margins = ", rated by point margins" if self.margins else ""
-        margins += ", house Normal fixed" if self.margins == "fixed" else ""
-        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}{margins}"
+        if self.margins and self.anchored:
+            margins += ", house Normal fixed"
+        anchor = ", house Normal rated" if not (self.margins or self.anchored) else ""
+        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}{margins}{anchor}"
 
 
 ARMS = (
@@ -257,9 +262,12 @@ EXPERIMENTS = {
         Arm("random", duplicate=False, beta=4.0),
     ],
     "margins": [
-        Arm("matchmaker", duplicate=True, margins="floating"),
-        Arm("random", duplicate=False, margins="floating"),
-        Arm("matchmaker", duplicate=True, margins="fixed"),
+        Arm("matchmaker", duplicate=True, margins=True, anchored=False),
+        Arm("random", duplicate=False, margins=True, anchored=False),
+        Arm("matchmaker", duplicate=True, margins=True),
+    ],
+    "floating": [
+        Arm("matchmaker", duplicate=True, anchored=False),
     ],
 }
 """Changes to the arena tried here, not in the arena: a duplicate table rated by total points
@@ -365,10 +373,26 @@ def play_table(
     return logs
 
 
-def rate_match(board: dict[str, Rating], log: MatchLog, *, margins: str = "") -> None:
+def rate_match(board: dict[str, Rating], log: MatchLog, arm: Arm) -> None:
     before = [board[seat.bot_id] for seat in log.seats]
-    for after in rate_margins(log, before) if margins else rate(log, before):
+    if arm.margins:
+        rated = rate_margins(log, before)
+    elif arm.anchored:
+        rated = rate(log, before)
+    else:
+        rated = rate_all(log, before)
+    for after in rated:
         board[after.bot_id] = after
+
+
+def rate_all(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
+    """An experiment: :func:`arena.ratings.rate` with house Normal moved like everyone."""
+    teams = [[ratings.MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
+    after = ratings.MODEL.rate(teams, ranks=[float(p) for p in log.places])
+    return [
+        replace(counted(log, seat, old), mu=team[0].mu, sigma=team[0].sigma)
+        for seat, (old, team) in enumerate(zip(before, after, strict=True))
+    ]
 
 
 MARGIN_NOISE = 140.0
@@ -458,11 +482,13 @@ def run(job: Job) -> RunResult:
     entrants = {e.bot_id: e for e in order}
     board = {e.bot_id: starting_rating(e.bot_id, VERSION, None) for e in order}
     if job.arm.margins:
-        fixed = {ANCHOR} if job.arm.margins == "fixed" else set()
+        fixed = {ANCHOR} if job.arm.anchored else set()
         board = {
             b: replace(r, mu=0.0, sigma=0.0 if b in fixed else MARGIN_SIGMA)
             for b, r in board.items()
         }
+    elif not job.arm.anchored:
+        board[ANCHOR] = replace(board[ANCHOR], mu=ratings.DEFAULT_MU, sigma=ratings.DEFAULT_SIGMA)
     rng = random.Random(f"tables:{job.seed}")
     secret = hashlib.sha256(f"ladder:{job.seed}".encode()).digest()
     choose = CHOOSERS[job.arm.tables]
@@ -479,7 +505,7 @@ def run(job: Job) -> RunResult:
                 )
                 faults += sum(sum(log.faults) for log in logs)
                 for log, matches in to_rate(logs, job.arm.rating):
-                    rate_match(board, log, margins=job.arm.margins)
+                    rate_match(board, log, job.arm)
                     played += matches
                     taus.append(
                         (played, kendall_tau([board[e.bot_id].conservative for e in order]))

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from arena.matchmaker import Member
+from arena.ratings import rate, starting_rating
 from arena.records import Rating
 from benchmarks import ladder
 from replays.log import MatchLog
@@ -116,7 +117,7 @@ def test_the_margin_update_is_the_gaussian_posterior_of_point_differences() -> N
     assert (fixed[0], kept[0]) == (0.0, 0.0) and fixed[1:] != means[1:]
 
 
-def test_rated_by_margins_house_normal_moves_unless_held_fixed(
+def test_house_normal_moves_in_the_experiments_that_rate_it_like_everyone(
     duplicate_logs: list[MatchLog],
 ) -> None:
     log = duplicate_logs[0]
@@ -130,3 +131,6 @@ def test_rated_by_margins_house_normal_moves_unless_held_fixed(
         assert [r.matches for r in after] == [1, 1, 1, 1]
         assert (after[0].mu == 0.0) == (anchor_sigma == 0.0)
         assert all(r.mu != 0.0 for r in after[1:])
+    openskill = [starting_rating(s.bot_id, "1", None) for s in log.seats]
+    assert rate(log, openskill)[0].mu == openskill[0].mu  # the arena's anchor
+    assert ladder.rate_all(log, openskill)[0].mu != openskill[0].mu
