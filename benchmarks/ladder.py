@@ -275,7 +275,9 @@ or by the same cards (:data:`RATINGS`); openskill's default ``tau``, with which 
 settles where each match's added ``tau²`` cancels what the match taught instead of shrinking
 with its matches (the arena's ratings before they were made drift-free); and a matchmaker
 that draws a point for each opponent (:func:`spread_tables`); and openskill's ``beta`` 2 and 4
-times its default, a match taken as noisier evidence, so σ shrinks more slowly."""
+times its default, a match taken as noisier evidence, so σ shrinks more slowly; ratings by
+point margins (:func:`rate_margins`) with house Normal moved or held fixed; and the arena's
+ratings with house Normal moved like everyone (:func:`rate_all`)."""
 
 
 @contextmanager
@@ -397,8 +399,9 @@ def rate_all(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
 
 MARGIN_NOISE = 140.0
 """A seat's points in one hand, less the table's mean, vary about its expectation with a
-standard deviation of about 122 (measured on random tables of this field): that is a seat's
-own noise of 122 × √(4/3) before the table's mean is taken away."""
+standard deviation of about 122 (measured on seed 1's random tables of this field, 2,000
+matches with plain deals and 2,000 with duplicate ones): that is a seat's own noise of
+122 × √(4/3) before the table's mean is taken away."""
 MARGIN_SIGMA = 40.0
 """A new participant's σ in points per hand: the field spans about 100."""
 
