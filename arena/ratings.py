@@ -94,35 +94,39 @@ def rate(log: MatchLog, before: Sequence[Rating], *, at: str = "") -> list[Ratin
         raise ValueError(f"{len(before)} ratings for {len(log.seats)} seats")
     teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
     after = MODEL.rate(teams, ranks=[float(p) for p in log.places])
-    hands = log.outcome.hands_played
-    rated: list[Rating] = []
+    rated = []
     for seat, (old, team) in enumerate(zip(before, after, strict=True)):
-        points = log.outcome.totals[seat]
-        figures = old.seats[seat]
-        seats = list(old.seats)
-        seats[seat] = SeatFigures(
-            figures.matches + 1,
-            figures.placement_sum + log.places[seat],
-            figures.points + points,
-            figures.hands + hands,
-        )
+        now = counted(log, seat, old, at)
         moved = old.bot_id != ANCHOR
-        rated.append(
-            replace(
-                old,
-                mu=team[0].mu if moved else old.mu,
-                sigma=team[0].sigma if moved else old.sigma,
-                matches=old.matches + 1,
-                points=old.points + points,
-                hands=old.hands + hands,
-                faults=old.faults + log.faults[seat],
-                decisions=old.decisions + asked(log, seat),
-                seats=(seats[0], seats[1], seats[2], seats[3]),
-                first_match=old.first_match or at,
-                last_match=at,
-            )
-        )
+        rated.append(replace(now, mu=team[0].mu, sigma=team[0].sigma) if moved else now)
     return rated
+
+
+def counted(log: MatchLog, seat: int, old: Rating, at: str = "") -> Rating:
+    """``old`` with the match its participant played in ``seat`` added to its counts (its
+    matches, points, hands, faults, decisions, figures by seat and dates), μ and σ as they
+    were."""
+    hands = log.outcome.hands_played
+    points = log.outcome.totals[seat]
+    figures = old.seats[seat]
+    seats = list(old.seats)
+    seats[seat] = SeatFigures(
+        figures.matches + 1,
+        figures.placement_sum + log.places[seat],
+        figures.points + points,
+        figures.hands + hands,
+    )
+    return replace(
+        old,
+        matches=old.matches + 1,
+        points=old.points + points,
+        hands=old.hands + hands,
+        faults=old.faults + log.faults[seat],
+        decisions=old.decisions + asked(log, seat),
+        seats=(seats[0], seats[1], seats[2], seats[3]),
+        first_match=old.first_match or at,
+        last_match=at,
+    )
 
 
 def head_to_head(log: MatchLog) -> Iterator[tuple[str, str, dict[str, int]]]:

@@ -8,6 +8,8 @@ import random
 import pytest
 
 from arena.matchmaker import Member
+from arena.ratings import rate, starting_rating
+from arena.records import Rating
 from benchmarks import ladder
 from replays.log import MatchLog
 
@@ -79,3 +81,56 @@ def test_spread_tables_seat_distinct_members_within_their_room() -> None:
     assert all(len(set(t)) == 4 for t in tables)
     seated = [b for t in tables for b in t if b != "house:normal"]
     assert len(seated) == len(set(seated))
+
+
+def _exact_posterior(
+    mus: list[float], variances: list[float], observed: list[float], noise: float
+) -> list[float]:
+    """The full Gaussian posterior's means by its information form, solved by elimination:
+    precision diag(1/v) + (I − J/4)/noise, the table's common term taken away."""
+    size = len(mus)
+    rows = [
+        [(1 / variances[i] if i == j else 0.0) + ((i == j) - 1 / size) / noise for j in range(size)]
+        + [mus[i] / variances[i] + (observed[i] - sum(observed) / size) / noise]
+        for i in range(size)
+    ]
+    for col in range(size):
+        pivot = rows[col][col]
+        rows[col] = [v / pivot for v in rows[col]]
+        for r in range(size):
+            if r != col:
+                rows[r] = [a - rows[r][col] * b for a, b in zip(rows[r], rows[col], strict=True)]
+    return [row[-1] for row in rows]
+
+
+def test_the_margin_update_is_the_gaussian_posterior_of_point_differences() -> None:
+    mus, variances = [0.0, -10.0, 5.0, 20.0], [400.0, 900.0, 100.0, 1600.0]
+    observed, noise = [30.0, -50.0, 10.0, -80.0], 4900.0
+    means, after = ladder.margin_update(mus, variances, observed, noise)
+    assert means == pytest.approx(_exact_posterior(mus, variances, observed, noise))
+    assert all(a < v for a, v in zip(after, variances, strict=True))
+    # only differences count: the same points with 100 more for every seat move nobody otherwise
+    shifted, _ = ladder.margin_update(mus, variances, [x + 100 for x in observed], noise)
+    assert shifted == pytest.approx(means)
+    # a seat of no uncertainty (house Normal in the arena's anchor) does not move
+    fixed, kept = ladder.margin_update(mus, [0.0, *variances[1:]], observed, noise)
+    assert (fixed[0], kept[0]) == (0.0, 0.0) and fixed[1:] != means[1:]
+
+
+def test_house_normal_moves_in_the_experiments_that_rate_it_like_everyone(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    log = duplicate_logs[0]
+    assert log.seats[0].bot_id == "house:normal" and len(set(log.outcome.totals)) > 1
+    for anchor_sigma in (ladder.MARGIN_SIGMA, 0.0):
+        before = [
+            Rating(s.bot_id, 0.0, anchor_sigma if seat == 0 else ladder.MARGIN_SIGMA)
+            for seat, s in enumerate(log.seats)
+        ]
+        after = ladder.rate_margins(log, before)
+        assert [r.matches for r in after] == [1, 1, 1, 1]
+        assert (after[0].mu == 0.0) == (anchor_sigma == 0.0)
+        assert all(r.mu != 0.0 for r in after[1:])
+    openskill = [starting_rating(s.bot_id, "1", None) for s in log.seats]
+    assert rate(log, openskill)[0].mu == openskill[0].mu  # the arena's anchor
+    assert ladder.rate_all(log, openskill)[0].mu != openskill[0].mu
