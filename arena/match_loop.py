@@ -193,6 +193,10 @@ def play_match(
     )
 
 
+_ANSWERED = frozenset({Status.OK, Status.INVALID, Status.ILLEGAL})
+"""The statuses of a reply that came with an answer: one past its allowance is a timeout."""
+
+
 def decide(
     book: FaultBook,
     player: SeatPlayer,
@@ -215,7 +219,7 @@ def decide(
     reply = player.ask(DecisionRequest(obs, match_id, ident, tc.decision_ms, bank))
     status, fault, move = reply.status, reply.fault, reply.move
     timed_out = book.charge(seat, reply.latency_ms)
-    if timed_out and status is not Status.TIMEOUT:  # whatever it said, it came too late
+    if timed_out and status in _ANSWERED:  # whatever it said, it came too late
         status = Status.TIMEOUT
         fault = (
             f"answered after {reply.latency_ms} ms: the limit was {tc.decision_ms} ms "

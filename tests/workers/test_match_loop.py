@@ -230,13 +230,18 @@ def test_an_answer_past_the_bank_is_a_timeout_of_the_bank() -> None:
     assert (record.status, record.deadline) == (Status.TIMEOUT, Deadline.BANK)
 
 
-@pytest.mark.parametrize("status", [Status.INVALID, Status.ILLEGAL, Status.ERROR])
+@pytest.mark.parametrize("status", [Status.INVALID, Status.ILLEGAL])
 def test_a_late_answer_is_a_timeout_whatever_it_said(status: Status) -> None:
     reply = Reply(None, status, 1701, answer='{"card": "ZZ"}', fault="bad", exchange=EXCHANGE)
     record = _decided(reply, 700)
     assert (record.status, record.deadline) == (Status.TIMEOUT, Deadline.BANK)
     assert record.fault is not None and record.fault.startswith("answered after 1701 ms")
     assert record.answer == '{"card": "ZZ"}'  # kept, as evidence
+
+
+def test_a_bot_out_of_reach_is_an_error_however_long_it_was_waited_for() -> None:
+    record = _decided(Reply(None, Status.ERROR, 1701, fault="not connected"), 700)
+    assert (record.status, record.fault) == (Status.ERROR, "not connected")
 
 
 def test_an_in_process_bot_that_plays_a_card_it_does_not_hold_is_refused() -> None:
