@@ -15,7 +15,9 @@ import hashlib
 import importlib
 import os
 import warnings
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from types import ModuleType
 from typing import Final, NamedTuple
 
 PACKAGE_DIR: Final = Path(__file__).resolve().parent
@@ -69,8 +71,13 @@ def choice() -> Choice:
 
 def describe() -> str:
     """What runs: ``compiled (mypyc)``, or ``pure Python (why)``."""
-    game_file = importlib.import_module("referee.game").__file__
-    if game_file is not None and Path(game_file).parent == COMPILED_DIR:
+    if is_compiled(importlib.import_module("referee.game")):
         return COMPILED
     # Chosen but not loaded: extensions built for another interpreter are not even found.
     return f"{PURE} ({choice().why_pure or 'the compiled modules do not load here'})"
+
+
+def is_compiled(module: ModuleType) -> bool:
+    """Whether the module was loaded from a C extension. (mypyc sets the ``__file__`` of a module
+    that another compiled module imported as if it were beside its source.)"""
+    return (module.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
