@@ -12,11 +12,12 @@ hand, counted by valgrind, which no other load on the machine changes.
     python benchmarks/engine.py --rounds 5 --seconds 5 --instructions 200
 
 Contestants:
-- ``gongzhu python``: the referee as shipped (pure Python), driven from Python through its
-  public API: ``game.expose(decision.seat, ...)`` for each of ``game.pending``, then
+- ``gongzhu mypyc``: the referee as installed (``pip install .`` compiles it with mypyc where a
+  C compiler is available), driven from Python through its public API:
+  ``game.expose(decision.seat, ...)`` for each of ``game.pending``, then
   ``game.play(choice(game.legal_cards()))``.
-- ``gongzhu mypyc``: the same source and driver, the referee compiled by mypyc
-  (``GONGZHU_COMPILE=1 pip install .``, built into a temporary directory by this script).
+- ``gongzhu pure Python``: the same driver on the referee's pure-Python source
+  (``GONGZHU_COMPILE=0``).
 - ``gongzhu mypyc play_random``: the compiled referee's own random-playout loop
   (``referee.players.play_random``), the counterpart of OpenSpiel's C++ loop.
 - ``open_spiel python``: ``pyspiel.load_game("hearts", {"pass_cards": False})`` driven from
@@ -35,10 +36,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
+
+from referee.build import COMPILED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,7 +127,7 @@ WORKERS: dict[str, Callable[[], Hand]] = {
 
 def _worker_main(name: str, seconds: float, hands: int | None) -> None:
     """Play for ``seconds``, or exactly ``hands`` hands, and print what was done."""
-    import referee
+    from referee.build import describe
 
     play = WORKERS[name]()
     start = time.perf_counter()
@@ -139,21 +142,23 @@ def _worker_main(name: str, seconds: float, hands: int | None) -> None:
             play(done)
             done += 1
     elapsed = time.perf_counter() - start
-    compiled = referee.game.__file__.endswith(".so")
-    print(json.dumps({"hands": done, "seconds": elapsed, "compiled": compiled}))
+    print(json.dumps({"hands": done, "seconds": elapsed, "referee": describe()}))
 
 
 # -- the harness ------------------------------------------------------------------------------
 
 
-def build_compiled(target: Path) -> None:
-    """Install the mypyc-compiled referee into ``target`` (the production build path)."""
-    env = {**os.environ, "GONGZHU_COMPILE": "1"}
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(ROOT)],
-        check=True, env=env, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+class Contestant(NamedTuple):
+    name: str
+    worker: str
+    compile_setting: str | None
+    """``GONGZHU_COMPILE`` in its subprocess: "0" for the pure-Python referee, None as installed."""
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k != "GONGZHU_COMPILE"}
+        if self.compile_setting is not None:
+            env["GONGZHU_COMPILE"] = self.compile_setting
+        return {**env, "PYTHONPATH": str(ROOT)}
 
 
 def has_open_spiel() -> bool:
@@ -164,28 +169,36 @@ def has_open_spiel() -> bool:
     return True
 
 
-def run_worker(worker: str, seconds: float, pythonpath: Path) -> float:
+def run_contestant(
+    contestant: Contestant, *args: str, prefix: tuple[str, ...] = ()
+) -> tuple[dict[str, object], str]:
+    """Run one contestant's subprocess: what it printed (JSON) and its stderr."""
+    done = subprocess.run(
+        [*prefix, sys.executable, __file__, "--worker", contestant.worker, *args],
+        check=True, env=contestant.env(), capture_output=True, text=True,
+    )  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def installed_build() -> str:
+    """Which build of the referee the installed package runs (``compiled (mypyc)`` or not)."""
+    result, _ = run_contestant(Contestant("", "gongzhu-driver", None), "--hands", "0")
+    return str(result["referee"])
+
+
+def run_worker(contestant: Contestant, seconds: float) -> float:
     """Hands per second of one contestant over ``seconds``."""
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    out = subprocess.run(
-        [sys.executable, __file__, "--worker", worker, "--seconds", str(seconds)],
-        check=True, env=env, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    result = json.loads(out.strip().splitlines()[-1])
-    return float(result["hands"]) / float(result["seconds"])
+    result, _ = run_contestant(contestant, "--seconds", str(seconds))
+    return float(str(result["hands"])) / float(str(result["seconds"]))
 
 
-def instructions_per_hand(worker: str, hands: int, pythonpath: Path) -> float:
+def instructions_per_hand(contestant: Contestant, hands: int) -> float:
     """CPU instructions per hand, counted by valgrind's callgrind: unlike seconds, the count is
     the same whatever else the machine is doing. Start-up is measured alone and subtracted."""
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
 
     def count(n: int) -> int:
-        err = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-             __file__, "--worker", worker, "--hands", str(n)],
-            check=True, env=env, capture_output=True, text=True,
-        ).stderr  # fmt: skip
+        callgrind = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
+        _, err = run_contestant(contestant, "--hands", str(n), prefix=callgrind)
         line = next(x for x in err.splitlines() if "Collected :" in x)
         return int(line.split(":")[-1].strip())
 
@@ -198,7 +211,6 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--seconds", type=float, default=3.0, help="time per contestant per round")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--no-compile", action="store_true", help="skip the mypyc build")
     parser.add_argument(
         "--instructions", type=int, metavar="HANDS", default=0,
         help="also count instructions per hand with valgrind over HANDS hands (e.g. 200)",
@@ -210,36 +222,30 @@ def main(argv: list[str] | None = None) -> None:
         _worker_main(args.worker, args.seconds, args.hands)
         return
 
-    with tempfile.TemporaryDirectory(prefix="gongzhu-compiled-") as tmp:
-        contestants: list[tuple[str, str, Path]] = [("gongzhu python", "gongzhu-driver", ROOT)]
-        if not args.no_compile:
-            print("building the mypyc-compiled referee ...", file=sys.stderr)
-            build_compiled(Path(tmp))
-            contestants += [
-                ("gongzhu mypyc", "gongzhu-driver", Path(tmp)),
-                ("gongzhu mypyc play_random", "gongzhu-play-random", Path(tmp)),
-            ]
-        if has_open_spiel():
-            contestants += [
-                ("open_spiel python", "open-spiel-python", ROOT),
-                ("open_spiel C++", "open-spiel-cpp", ROOT),
-            ]
-        else:
-            print(
-                "open_spiel is not installed (pip install -e '.[bench]'): skipping it",
-                file=sys.stderr,
-            )
-        rates: dict[str, list[float]] = {name: [] for name, _, _ in contestants}
-        for round_number in range(args.rounds):
-            order = contestants if round_number % 2 == 0 else contestants[::-1]
-            for name, worker, path in order:
-                rates[name].append(run_worker(worker, args.seconds, path))
-            print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
-        counts = {
-            name: instructions_per_hand(worker, args.instructions, path)
-            for name, worker, path in contestants
-            if args.instructions
-        }
+    contestants = [Contestant("gongzhu pure Python", "gongzhu-driver", "0")]
+    build = installed_build()
+    if build == COMPILED:
+        contestants += [
+            Contestant("gongzhu mypyc", "gongzhu-driver", None),
+            Contestant("gongzhu mypyc play_random", "gongzhu-play-random", None),
+        ]
+    else:
+        print(f"the installed referee runs {build}: no compiled contestants", file=sys.stderr)
+    if has_open_spiel():
+        contestants += [
+            Contestant("open_spiel python", "open-spiel-python", None),
+            Contestant("open_spiel C++", "open-spiel-cpp", None),
+        ]
+    else:
+        print("open_spiel is not installed (pip install -e '.[bench]'): not run", file=sys.stderr)
+    rates: dict[str, list[float]] = {c.name: [] for c in contestants}
+    for round_number in range(args.rounds):
+        order = contestants if round_number % 2 == 0 else contestants[::-1]
+        for contestant in order:
+            rates[contestant.name].append(run_worker(contestant, args.seconds))
+        print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
+    hands = args.instructions
+    counts = {c.name: instructions_per_hand(c, hands) for c in contestants if hands}
 
     peer = rates.get("open_spiel python")
     row = "{:<28} {:>17} {:>9} {:>9} {:>21}"

@@ -8,7 +8,17 @@
 ...         game.push(players[decision.seat].decide(decision))
 >>> game.outcome.hands_played == len(game.results)
 True
+
+Which build runs, compiled by mypyc or pure Python, is chosen before any other module loads
+(referee/build.py); ``python -m referee --version`` says which.
 """
+
+# ruff: noqa: E402  (the choice of build must come before the modules it chooses between)
+from referee import build
+
+_compiled = build.choice().directory
+if _compiled is not None:
+    __path__.insert(0, str(_compiled))
 
 from referee.cards import (
     DECK,

@@ -935,6 +935,13 @@ class ReadySchema(Schema):
     pull_bots_connected = fields.Integer(
         required=True, metadata={"description": "pull bots whose stream is open now"}
     )
+    referee = fields.String(
+        required=True,
+        metadata={
+            "description": "the referee's build in this process: `compiled (mypyc)`, or "
+            "`pure Python (why)` (`python -m referee --version` says the same)"
+        },
+    )
 
 
 # -- disputes (docs/DISPUTES.md) ----------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.queue import workers_and_depth
+from referee.build import describe
 from service.context import arena, store
 from service.schemas import HealthSchema, ReadySchema
 from service.smorest import Blueprint
@@ -24,10 +25,10 @@ def health() -> dict[str, Any]:
 @blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable")
 def ready() -> tuple[dict[str, Any], int]:
     """Redis is reachable; how many RQ workers are alive (a recent heartbeat), how many jobs
-    wait, and how many pull bots are connected."""
+    wait, how many pull bots are connected, and which build of the referee runs."""
     if not store().ping():
         down = {"redis": False, "workers": 0, "queue_depth": 0, "pull_bots_connected": 0}
-        return {"status": "unavailable", **down}, 503
+        return {"status": "unavailable", **down, "referee": describe()}, 503
     config = arena().config
     workers, depth = workers_and_depth(arena().queue, live_within_s=config.worker_ttl_s)
     return {
@@ -36,4 +37,5 @@ def ready() -> tuple[dict[str, Any], int]:
         "workers": workers,
         "queue_depth": depth,
         "pull_bots_connected": store().mailbox.connected_count(),
+        "referee": describe(),
     }, 200

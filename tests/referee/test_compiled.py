@@ -1,28 +1,33 @@
-"""The mypyc-compiled referee plays exactly like the pure-Python one.
+"""The referee as installed is compiled by mypyc, plays exactly like its pure-Python source, and
+never runs compiled code older than its source.
 
-Builds the compiled package the way production does (``GONGZHU_COMPILE=1 pip install``) into a
-temporary directory, then replays the same random matches under every variant in both builds and
-compares every move, hand result and outcome, and runs the whole referee suite on the compiled
-build.
+The installed package is the compiled build (``pip install`` compiles it wherever a C compiler
+is available, as on the machines that run this suite): the rest of the suite runs on it, and
+``test_the_referee_suite_passes_on_pure_python`` runs the referee's tests and doctests again on
+the pure-Python source (``GONGZHU_COMPILE=0``), the readable reference of the rules.
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from benchmarks.engine import ROOT, build_compiled
+import referee
+from referee.build import COMPILED, COMPILED_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(referee.__file__).parent
 
 SCRIPT = r"""
-import hashlib, json, random, sys
-import referee
+import hashlib, json, random
 from referee import Game, Rules, Variant, RulesError
+from referee.build import describe
 from referee.players import play_random
 
-compiled = referee.game.__file__.endswith(".so")
 digest = hashlib.sha256()
 rng = random.Random(7)
 matches = 0
@@ -42,64 +47,127 @@ for seed in range(60):
     }
     digest.update(json.dumps(record, sort_keys=True).encode())
     matches += 1
-print(json.dumps({"compiled": compiled, "digest": digest.hexdigest(), "matches": matches}))
+print(json.dumps({"build": describe(), "digest": digest.hexdigest(), "matches": matches}))
 """
 
 
-def run_matches(pythonpath: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    # cwd too: ``python -c`` puts the working directory first on sys.path.
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        env=env, cwd=pythonpath, capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    return json.loads(out)
+def environment(compile_setting: str | None, **extra: str) -> dict[str, str]:
+    """This process's environment with ``GONGZHU_COMPILE`` set as given (None: unset)."""
+    env = {k: v for k, v in os.environ.items() if k != "GONGZHU_COMPILE"}
+    if compile_setting is not None:
+        env["GONGZHU_COMPILE"] = compile_setting
+    return {**env, **extra}
 
 
-@pytest.fixture(scope="module")
-def compiled_build(tmp_path_factory) -> Path:
-    target = tmp_path_factory.mktemp("compiled")
-    build_compiled(target)
-    return target
+def python(*args: str, env: dict[str, str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, check=False
+    )
 
 
-def test_compiled_build_is_really_compiled(compiled_build):
-    assert list((compiled_build / "referee").glob("game.*.so")), "mypyc produced no extension"
+def test_the_installed_referee_is_compiled() -> None:
+    version = python("-m", "referee", "--version", env=environment(None))
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip().endswith(f"referee {COMPILED}"), (
+        f"{version.stdout.strip()}: the suite runs on the compiled build, which `pip install` "
+        "makes where a C compiler is available (`pip install -v` says why it did not)"
+    )
+    assert list(COMPILED_DIR.glob("game.*")), "the compiled modules are not where they load from"
 
 
-def test_compiled_and_pure_python_play_identical_matches(compiled_build):
-    pure = run_matches(ROOT)
-    compiled = run_matches(compiled_build)
-    assert pure["compiled"] is False
-    assert compiled["compiled"] is True
+def test_compiled_and_pure_python_play_identical_matches() -> None:
+    runs = {}
+    for setting in (None, "0"):
+        run = python("-c", SCRIPT, env=environment(setting))
+        assert run.returncode == 0, run.stderr
+        runs[setting] = json.loads(run.stdout)
+    compiled, pure = runs[None], runs["0"]
+    assert compiled.pop("build") == COMPILED
+    assert pure.pop("build") == "pure Python (GONGZHU_COMPILE=0)"
     assert pure["matches"] >= 30
-    assert compiled == {**pure, "compiled": True}
+    assert compiled == pure
 
 
 RUN_SUITE = """
 import sys, pytest
 code = pytest.main(sys.argv[1:])
-import referee.game
-print("referee.game from", referee.game.__file__)
+from referee.build import describe
+print("the referee ran", describe())
 sys.exit(code)
 """
 
 
-def test_the_referee_suite_passes_on_the_compiled_build(compiled_build):
-    """Every referee test, the refusals of ill-typed input included: compiled code checks argument
-    types itself, so a boundary that refuses a wrong type in Python must do so in C too."""
-    env = {**os.environ, "PYTHONPATH": str(compiled_build)}
-    args = [
-        str(ROOT / "tests" / "referee"), "--ignore", str(Path(__file__)), "-q", "-x",
-        "-p", "no:cacheprovider",
-        # The compiled package first: no ini pythonpath, and the source tree appended, not
-        # prepended, for the tests' own imports (the working directory is the build).
-        "-o", "pythonpath=", "--import-mode=append", "--rootdir", str(ROOT),
-    ]  # fmt: skip
-    result = subprocess.run(
-        [sys.executable, "-c", RUN_SUITE, *args],
-        env=env, cwd=compiled_build, capture_output=True, text=True, check=False,
+def test_the_referee_suite_passes_on_pure_python() -> None:
+    """Every referee test and doctest, on the pure-Python source: the compiled build runs them in
+    the suite itself (its modules' doctests only here, see conftest.py)."""
+    args = ["tests/referee", "referee", "--ignore", "tests/referee/test_compiled.py"]
+    args += ["-x", "-p", "no:cacheprovider", "-n", "0"]
+    run = python("-c", RUN_SUITE, *args, env=environment("0"))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "the referee ran pure Python (GONGZHU_COMPILE=0)" in run.stdout
+    assert "passed" in run.stdout
+
+
+def installed_copy(target: Path) -> Path:
+    """A copy of the installed package, compiled modules included (their shared library stays
+    where it was installed, on the path of the subprocesses too)."""
+    shutil.copytree(PACKAGE, target / "referee", ignore=shutil.ignore_patterns("__pycache__"))
+    return target / "referee"
+
+
+PROBE = """
+import referee, referee.game
+from referee.build import describe
+print(describe())
+print(referee.game.__file__)
+print(getattr(referee.game, "EDITED", False))
+"""
+
+
+def test_an_edited_source_runs_as_pure_python_rather_than_its_stale_compiled_build(
+    tmp_path: Path,
+) -> None:
+    """The trap of an editable install: the compiled modules beside the sources would go on
+    running the rules they were built from after a source is edited."""
+    copy = installed_copy(tmp_path)
+    env = environment(None, PYTHONPATH=str(tmp_path))
+    before = python("-c", PROBE, env=env, cwd=tmp_path)
+    assert before.stdout.splitlines()[0] == COMPILED, before.stdout + before.stderr
+
+    with (copy / "game.py").open("a") as source:
+        source.write("\nEDITED = True\n")
+    after = python("-c", PROBE, env=env, cwd=tmp_path)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.splitlines() == [
+        "pure Python (the compiled build is older than the sources)",
+        str(copy / "game.py"),
+        "True",  # the edit runs
+    ]
+    assert "StaleBuildWarning: running the referee as pure Python" in after.stderr
+
+
+@pytest.fixture(scope="module")
+def built_without_a_compiler(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """``pip install .`` where the C compiler fails (``CC=false``): the target and pip's log."""
+    target = tmp_path_factory.mktemp("no-compiler")
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-v", "--no-deps", "--no-build-isolation",
+         "--no-cache-dir", "--target", str(target), str(ROOT)],
+        env=environment(None, CC="false"), capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert f"referee.game from {compiled_build}" in result.stdout
-    assert result.stdout.rstrip().endswith(".so")
+    assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-2000:]
+    return target, install.stdout + install.stderr
+
+
+def test_without_a_c_compiler_the_install_is_pure_python_and_says_so(
+    built_without_a_compiler: tuple[Path, str],
+) -> None:
+    target, log = built_without_a_compiler
+    assert "no working C compiler" in log
+    assert "the referee is installed as pure Python" in log
+    assert not (target / "referee" / "_mypyc").exists()
+    assert not list(target.glob("*__mypyc*"))
+    version = python("-m", "referee", "--version", env=environment(None), cwd=target)
+    assert version.stdout.strip().endswith("referee pure Python (not compiled at install)"), (
+        version.stdout + version.stderr
+    )

@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 
 from arena.config import ConfigError
 from arena.settings import ArenaSettings
+from referee.build import describe
 from service import Config, create_app
 
 
@@ -83,10 +84,12 @@ def test_health_and_readiness(client: FlaskClient, config: Config) -> None:
         "workers": 0,
         "queue_depth": 0,
         "pull_bots_connected": 0,
+        "referee": describe(),  # tests/referee/test_compiled.py: "compiled (mypyc)" as installed
     }
     down = create_app(dataclasses.replace(config, redis_url="redis://127.0.0.1:1/0"))
     response = down.test_client().get("/ready")
     assert response.status_code == 503 and response.json["redis"] is False
+    assert response.json["referee"] == describe()
 
 
 def test_configuration_from_the_environment() -> None:

@@ -430,7 +430,10 @@ ANSWERS: dict[str, tuple[set[str], set[str]]] = {
     "PlayHint": (set(), set()),
     "PlayOpponent": (set(), set()),
     "Health": ({"status"}, set()),
-    "Ready": ({"status", "redis", "workers", "queue_depth", "pull_bots_connected"}, set()),
+    "Ready": (
+        {"status", "redis", "workers", "queue_depth", "pull_bots_connected", "referee"},
+        set(),
+    ),
     **{
         f"{item}Page": ({"items", "total", "page", "per_page"}, set())
         for item in ("BotPublic", "Tournament", "Match", "Rating")
