@@ -3,6 +3,7 @@ side by side in one run.
 
     python -m benchmarks.decision_cost --against ed784a3 --rounds 3
     python -m benchmarks.decision_cost --against ed784a3 --rounds 1 --instructions
+    python -m benchmarks.decision_cost --against ed784a3 --profile   # where the CPU goes
 
 Each round runs one process per tree (this one, and ``git archive`` of the revision), the order
 alternating by round; each process imports only its own tree's code (its tree first on
@@ -26,6 +27,9 @@ alternating by round; each process imports only its own tree's code (its tree fi
    and of reading the archive's stored form back (``unpack`` + ``read_log``, which rebuilds
    every request's hash); the best of three passes, CPU time.
 
+With ``--profile``, each tree's process runs each part once under cProfile (CPU time) and
+prints its top functions instead.
+
 The table gives both trees' medians over the rounds and the ratio this ÷ earlier (the median
 of the rounds' ratios).
 """
@@ -33,13 +37,18 @@ of the rounds' ratios).
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
 import os
+import pstats
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +57,7 @@ if Path(sys.path[0]).resolve() == ROOT / "benchmarks":  # run as a script
     sys.path[0] = str(ROOT)  # would shadow the ``replays`` package
 
 VERIFY_PASSES = 3
+PROFILE_LINES = 14
 SECRET = "benchmark-secret"
 """The bot server's (``benchmarks.arena``)."""
 
@@ -60,6 +70,11 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=1000, help="decisions per figure")
     parser.add_argument("--logs", type=int, default=40, help="random matches to verify")
     parser.add_argument("--instructions", action="store_true", help="also count instructions")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="instead: where each tree's CPU goes (cProfile), one round, top functions",
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -83,7 +98,17 @@ def compare(args: argparse.Namespace) -> None:
         trees = {"this tree": ROOT, f"at {args.against}": earlier}
         server, url = start_bot_server()
         try:
-            plan = {"url": url, "hands": hands, "decisions": args.decisions, "logs": args.logs}
+            plan = {
+                "url": url,
+                "hands": hands,
+                "decisions": args.decisions,
+                "logs": args.logs,
+                "profile": args.profile,
+            }
+            if args.profile:
+                for name, tree in trees.items():
+                    print(f"## {name}\n\n{child(tree, plan, workdir)['profile']}")
+                return
             results: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
             for r in range(args.rounds):
                 order = list(trees) if r % 2 == 0 else list(reversed(trees))
@@ -174,15 +199,34 @@ def measure(plan: dict[str, Any]) -> dict[str, Any]:
     figures: dict[str, float] = {}
     decided: dict[str, int] = {}
     sizes: dict[str, list[int]] = {}
+    profiles: list[str] = []
+
+    def profiled(title: str, work: Callable[[], Any]) -> Any:
+        if not plan.get("profile"):
+            return work()
+        profile = cProfile.Profile(time.process_time)
+        result = profile.runcall(work)
+        out = io.StringIO()
+        stats = pstats.Stats(profile, stream=out).strip_dirs().sort_stats("cumulative")
+        stats.print_stats(PROFILE_LINES)
+        stats.sort_stats("tottime").print_stats(PROFILE_LINES)
+        profiles.append(f"### {title}\n\n```text\n{out.getvalue().strip()}\n```\n")
+        return result
+
     for hands in plan["hands"]:
-        cpu, count, bodies = arena_cpu(plan["url"], hands, plan["decisions"])
+        cpu, count, bodies = profiled(
+            f"{hands}-hand matches against HTTP bots",
+            partial(arena_cpu, plan["url"], hands, plan["decisions"]),
+        )
         decided[str(hands)] = count
         sizes[str(hands)] = [int(statistics.median(bodies or [0])), max(bodies or [0])]
         if count:
             figures[f"arena CPU ms per decision, {hands}-hand matches"] = cpu * 1000 / count
     if plan["logs"]:
-        figures.update(verification(plan["logs"]))
-    return {"figures": figures, "decided": decided, "sizes": sizes}
+        figures.update(
+            profiled("verification", partial(verification, plan["logs"], bool(plan.get("profile"))))
+        )
+    return {"figures": figures, "decided": decided, "sizes": sizes, "profile": "\n".join(profiles)}
 
 
 def arena_cpu(url: str, hands: int, decisions: int) -> tuple[float, int, list[int]]:
@@ -242,7 +286,9 @@ def arena_cpu(url: str, hands: int, decisions: int) -> tuple[float, int, list[in
     return time.process_time() - start, count, bodies
 
 
-def verification(matches: int) -> dict[str, float]:
+def verification(matches: int, only_verify: bool = False) -> dict[str, float]:
+    """Hands per second of each of the work below (with ``only_verify``, of ``verify`` with
+    the request check alone)."""
     from benchmarks.replays import play
     from replays.integrity import generate_key, pack, seal, unpack
     from replays.upgrade import read_log
@@ -252,7 +298,7 @@ def verification(matches: int) -> dict[str, float]:
     hands = sum(len(log.hands) for log in logs)
     key = generate_key()
     stored = [pack(seal(log.to_json(), key, key_id="bench")) for log in logs]
-    work = {
+    work: dict[str, Callable[[], object]] = {
         "verify hands/s, rebuilding every request": lambda: [verify(log) for log in logs],
         "verify hands/s, without the request check": lambda: [
             verify(log, check_requests=False) for log in logs
@@ -261,6 +307,8 @@ def verification(matches: int) -> dict[str, float]:
             read_log(unpack(blob)) for blob in stored
         ],
     }
+    if only_verify:
+        work = dict(list(work.items())[:1])
     out = {}
     for name, run in work.items():
         best = float("inf")
