@@ -2,8 +2,9 @@
 
 Every call is one signed POST under a **total** wall-clock deadline. ``requests``' own timeout
 bounds each socket operation, not the whole answer, so a bot dripping one byte at a time would
-outlast it; here a watchdog shuts the connection's socket down at the deadline, and the body is
-read in small chunks with the deadline checked between them. Answers are capped at
+outlast it; here a watchdog (an alarm of :mod:`arena.alarms`) shuts the connection's socket
+down at the deadline, and the body is read in small chunks with the deadline checked between
+them. Answers are capped at
 :data:`MAX_ANSWER_BYTES`, redirects are not followed, proxies and ``.netrc`` from the environment
 are ignored, and one ``requests.Session`` keeps its connection alive. A request on a kept-alive
 connection that fails before any answer arrives (the bot closed the connection between two
@@ -44,6 +45,7 @@ from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConn
 from urllib3.util.connection import allowed_gai_family
 
 from arena.addresses import PrivateAddressError, ensure_public
+from arena.alarms import ALARMS, Alarm
 from arena.exchange import Exchange, now_ns
 from bot_sdk.protocol import (
     AnswerError,
@@ -96,14 +98,12 @@ class _Watchdog:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
-        self._timer: threading.Timer | None = None
+        self._alarm: Alarm | None = None
         self.fired = False
 
     def arm(self, seconds: float) -> None:
         self.fired = False
-        self._timer = threading.Timer(max(0.0, seconds), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
+        self._alarm = ALARMS.set(seconds, self._fire)
 
     def attach(self, sock: socket.socket | None) -> None:
         with self._lock:
@@ -112,8 +112,8 @@ class _Watchdog:
                 _shut(sock)
 
     def disarm(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        if self._alarm is not None:
+            ALARMS.cancel(self._alarm)
         with self._lock:
             self._sock = None
 

@@ -30,7 +30,7 @@ import enum
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -260,6 +260,55 @@ def decision_request(
     }
 
 
+_NO_RESULTS = b'"results":[]'
+_RESULT_BODIES: dict[int, tuple[HandResult, bytes]] = {}
+"""Each hand result's canonical JSON, by the identity of the (immutable) result: a match's
+results are the same objects in every observation of the match. Threads may share it: each
+step is one dictionary operation, and an entry is used only for the very object it was made
+of."""
+_RESULT_BODIES_KEPT = 4096
+
+
+def decision_body(
+    obs: Observation,
+    *,
+    match_id: str,
+    decision_id: str,
+    time_limit_ms: int,
+    time_bank_ms: int,
+) -> bytes:
+    """``encode(decision_request(...))``, the same bytes, without encoding the match's earlier
+    hand results again for every request: the request is encoded with no results, and each
+    result's encoding, made once, is put in their place. Canonical JSON is compositional (a
+    list is its items' encodings joined by commas), and ``"results":[]`` occurs once in the
+    request's encoding: as a key of the observation (in a string, a quote is escaped)."""
+    results = obs.results
+    empty = encode(
+        decision_request(
+            replace(obs, results=()) if results else obs,
+            match_id=match_id,
+            decision_id=decision_id,
+            time_limit_ms=time_limit_ms,
+            time_bank_ms=time_bank_ms,
+        )
+    )
+    if not results:
+        return empty
+    encoded = b",".join([_result_body(r) for r in results])
+    return empty.replace(_NO_RESULTS, b'"results":[' + encoded + b"]", 1)
+
+
+def _result_body(result: HandResult) -> bytes:
+    kept = _RESULT_BODIES.get(id(result))
+    if kept is not None and kept[0] is result:
+        return kept[1]
+    body = encode(result.to_json())
+    if len(_RESULT_BODIES) >= _RESULT_BODIES_KEPT:
+        _RESULT_BODIES.clear()  # a match's results are encoded again, once
+    _RESULT_BODIES[id(result)] = (result, body)
+    return body
+
+
 @dataclass(frozen=True)
 class DecisionRequest:
     """One decision request, built once by the arena: what is asked, and the message, its
@@ -284,7 +333,13 @@ class DecisionRequest:
 
     @cached_property
     def body(self) -> bytes:
-        return encode(self.message)
+        return decision_body(
+            self.observation,
+            match_id=self.match_id,
+            decision_id=self.decision_id,
+            time_limit_ms=self.time_limit_ms,
+            time_bank_ms=self.time_bank_ms,
+        )
 
     @cached_property
     def sha256(self) -> str:

@@ -55,6 +55,16 @@ CARD_NAMES: Final[tuple[str, ...]] = tuple(r + s for s in SUIT_CHARS for r in RA
 _CARD_BY_NAME: Final[dict[str, Card]] = {name: i for i, name in enumerate(CARD_NAMES)}
 
 FULL_DECK: Final = (1 << 52) - 1
+_CHUNK: Final = 7
+_CHUNK_BITS: Final = (1 << _CHUNK) - 1
+_NAMES_BY_CHUNK: Final[tuple[tuple[tuple[str, ...], ...], ...]] = tuple(
+    tuple(
+        tuple(CARD_NAMES[low + i] for i in range(_CHUNK) if bits >> i & 1 and low + i < 52)
+        for bits in range(1 << _CHUNK)
+    )
+    for low in range(0, 52, _CHUNK)
+)
+"""The names of the cards in each seven-card chunk of a mask, for every value of the chunk."""
 SUIT_MASKS: Final[tuple[int, ...]] = tuple(0x1FFF << (13 * s) for s in range(4))
 
 
@@ -167,7 +177,12 @@ class CardSet:
             mask ^= 1 << card
 
     def names(self) -> list[str]:
-        return [CARD_NAMES[c] for c in self]
+        # a table lookup per seven cards: this runs for every card set of every request's JSON
+        mask, names = self.mask, list[str]()
+        for table in _NAMES_BY_CHUNK:
+            names.extend(table[mask & _CHUNK_BITS])
+            mask >>= _CHUNK
+        return names
 
     def __contains__(self, card: object) -> bool:
         return isinstance(card, int) and 0 <= card < 52 and bool(self.mask >> card & 1)

@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from arena.alarms import ALARMS, Alarm
 from arena.transport import (
     MAX_ANSWER_BYTES,
     BotTransport,
@@ -365,20 +366,20 @@ def test_a_watchdog_firing_on_a_closed_connection_is_quiet() -> None:
 def test_each_call_s_watchdog_is_stopped_with_it_and_never_holds_the_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    timers: list[threading.Timer] = []
+    armed: list[Alarm] = []
+    real = ALARMS.set
 
-    class Recorded(threading.Timer):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            timers.append(self)
+    def recorded(seconds: float, call: Callable[[], None]) -> Alarm:
+        armed.append(real(seconds, call))
+        return armed[-1]
 
-    monkeypatch.setattr(threading, "Timer", Recorded)
+    monkeypatch.setattr(ALARMS, "set", recorded)
     with bot(answers(response(HELLO), response(HELLO))) as running, transport(running.url) as t:
         t.post(b"{}", 60.0)
         t.post(b"{}", 60.0)
-    assert len(timers) == 2
-    assert all(timer.daemon for timer in timers)
-    assert all(timer.finished.is_set() for timer in timers)  # cancelled, not left to fire
+    assert len(armed) == 2
+    assert all(alarm.done for alarm in armed)  # cancelled, not left to fire
+    assert ALARMS._thread is not None and ALARMS._thread.daemon
 
 
 # -- the kept-alive connection and its one retry ---------------------------------------------------

@@ -1,0 +1,56 @@
+"""The process's alarms (``arena.alarms``): one thread rings each alarm at its time, in time
+order, and never one that was cancelled."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from arena import alarms
+from arena.alarms import Alarms
+
+
+def test_alarms_ring_in_time_order_and_a_cancelled_one_never_rings() -> None:
+    clock = Alarms()
+    rung: list[tuple[str, float]] = []
+    done = threading.Event()
+
+    def ring(name: str) -> Callable[[], None]:
+        def call() -> None:
+            rung.append((name, time.monotonic()))
+            if name == "late":
+                done.set()
+
+        return call
+
+    began = time.monotonic()
+    late = clock.set(0.3, ring("late"))
+    time.sleep(0.05)  # the alarms' thread starts and sleeps until the late alarm
+    clock.set(0.1, ring("early"))  # sooner: the sleeping thread is woken for it
+    cancelled = clock.set(0.05, ring("cancelled"))
+    clock.cancel(cancelled)
+    assert done.wait(10)
+    assert [name for name, _ in rung] == ["early", "late"]
+    assert rung[0][1] - began < 0.25 and rung[1][1] - began >= 0.3
+    assert late.done and clock.pending == 0
+
+
+def test_a_failing_alarm_does_not_stop_the_next() -> None:
+    clock = Alarms()
+    done = threading.Event()
+
+    def failing() -> None:
+        raise RuntimeError("boom")
+
+    clock.set(0, failing)
+    clock.set(0.01, done.set)
+    assert done.wait(10)
+
+
+def test_cancelled_alarms_do_not_pile_up() -> None:
+    clock = Alarms()
+    for _ in range(1000):
+        clock.cancel(clock.set(60, lambda: None))
+    assert clock.pending == 0
+    assert len(clock._heap) <= alarms._SLACK + 1
