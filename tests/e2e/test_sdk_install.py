@@ -40,14 +40,20 @@ def _copy_of_the_repository(target: Path) -> Path:
 @pytest.fixture(scope="module")
 def sdk_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A fresh virtual environment with ``pip install .`` of the repository (the README's
-    command), nothing else."""
+    command), nothing else; pure Python (``GONGZHU_COMPILE=0``): what is installed is the
+    question here, and the compiled build's install is tests/referee/test_compiled.py's, whose
+    minute of compiling this would repeat."""
     clone = _copy_of_the_repository(tmp_path_factory.mktemp("clone"))
     home = tmp_path_factory.mktemp("sdk-venv")
     venv.create(home, with_pip=True)
     python = home / "bin" / "python"
     started = time.monotonic()
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "."], cwd=clone, check=True, timeout=600
+        [str(python), "-m", "pip", "install", "--quiet", "."],
+        cwd=clone,
+        check=True,
+        timeout=600,
+        env={**os.environ, "GONGZHU_COMPILE": "0"},
     )
     print(f"pip install . took {time.monotonic() - started:.0f} s")
     yield python
