@@ -6,8 +6,6 @@ out with exact counts."""
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import os
 import warnings
 from collections.abc import Iterator
@@ -17,19 +15,16 @@ from urllib.parse import quote
 
 import pytest
 import redis
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from rq import Worker
 
 from arena.config import Config
-from arena.redis_server import RedisProcess, Tls, start_redis
+from arena.redis_server import RedisProcess, start_redis
 from arena.store import Store
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from tests.bot_sdk.bot_sdk_support import running
 from tests.reliability.accounting import account
+from tests.tls_support import self_signed
 from tests.workers.conftest import arena_config, start_worker_process, stop_workers
 from tests.workers.crashes import wait_for
 from tests.workers.remote_host import RemoteHost, remote_host
@@ -37,38 +32,6 @@ from tests.workers.test_worker_tournaments import _assert_counted_once, _done, _
 
 PASSWORD = 'a password/with "signs":@\\'
 """Characters a URL must quote (the URL carries it to the workers) and redis.conf must escape."""
-
-
-def self_signed(address: str, directory: Path) -> Tls:
-    """A certificate for ``address`` (an IP), signed by its own key."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "arena-redis")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(address))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    tls = Tls(directory / "redis.crt", directory / "redis.key")
-    tls.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    tls.key.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return tls
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,9 @@ not use stops it at once, and no message shows the password."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import redis
@@ -21,6 +22,7 @@ from tests.workers.conftest import arena_config
 from workers.worker import make_worker
 
 PASSWORD = "sentinel-pass_word.~"
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -37,6 +39,17 @@ def _register(store: Store, name: str) -> str:
     return created.id
 
 
+def _answered(call: Callable[[], T], deadline: float) -> T:
+    """``call()`` once it answers: a client whose connection went down with the old primary
+    asks Sentinel again on its next attempt."""
+    while True:
+        try:
+            return call()
+        except redis.ConnectionError:
+            assert time.monotonic() < deadline, "no answer from the new primary in 30 s"
+            time.sleep(0.05)
+
+
 def test_the_store_and_a_worker_follow_the_primary_through_a_failover(
     cluster: Cluster, tmp_path: Path
 ) -> None:
@@ -48,19 +61,16 @@ def test_the_store_and_a_worker_follow_the_primary_through_a_failover(
     assert cluster.primary.process.poll() is None
     limits = storage_from_string(config.redis_url)  # flask-limiter's storage, same URL
     assert limits.incr("a-limit", 60) == 1
+    assert store.redis.wait(1, 10_000) == 1  # both writes on the replica (it copies later)
     cluster.primary.kill()
     deadline = time.monotonic() + 30
-    while True:  # what a client sees until Sentinel promotes the replica
-        try:
-            second = _register(store, "after")
-            break
-        except redis.ConnectionError:
-            assert time.monotonic() < deadline, "no primary 30 s after the failover"
-            time.sleep(0.05)
-    assert cluster.primary_port() == cluster.replica.port
+    while cluster.primary_port() != cluster.replica.port:  # until Sentinel promotes the replica
+        assert time.monotonic() < deadline, "no primary 30 s after the failover"
+        time.sleep(0.05)
+    second = _answered(lambda: _register(store, "after"), deadline)
     assert set(store.get_bots([first, second])) == {first, second}  # the replica had the first
-    worker.heartbeat()  # the worker's connection found the new primary too
-    assert limits.incr("a-limit", 60) == 2  # the rate limits too, their count kept
+    _answered(worker.heartbeat, deadline)  # the worker's connection finds the new primary too
+    assert _answered(lambda: limits.incr("a-limit", 60), deadline) == 2  # the limits, kept
     pool = store.redis.connection_pool
     assert isinstance(pool, SentinelConnectionPool)
     assert pool.get_master_address()[1] == cluster.replica.port  # type: ignore[no-untyped-call]

@@ -5,9 +5,7 @@ reads. Clocks are scripted where a test needs time to pass; nothing waits on a s
 
 from __future__ import annotations
 
-import datetime
 import errno
-import ipaddress
 import socket
 import ssl
 import threading
@@ -17,10 +15,6 @@ from typing import Any
 
 import pytest
 import requests
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from arena.alarms import ALARMS, Alarm
 from arena.transport import (
@@ -36,6 +30,7 @@ from arena.transport import (
     handshake,
 )
 from bot_sdk.protocol import encode, hello_answer, hello_request
+from tests.tls_support import self_signed
 from tests.workers.workers_support import read_request
 
 HELLO = encode(hello_answer("probe", "1.2"))
@@ -143,33 +138,8 @@ def closed_port() -> int:
 @pytest.fixture(scope="module")
 def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[ssl.SSLContext, str]:
     """A server TLS context for 127.0.0.1, and the certificate file a client trusts it with."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    folder = tmp_path_factory.mktemp("tls")
-    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
+    made = self_signed("127.0.0.1", tmp_path_factory.mktemp("tls"))
+    cert_path, key_path = made.cert, made.key
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert_path, key_path)
     return context, str(cert_path)
