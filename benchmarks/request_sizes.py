@@ -118,11 +118,11 @@ def rows(hands: int, sizes: dict[ProtocolVersion, Sizes]) -> list[tuple[str, flo
     ]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=20, help="matches per length")
     parser.add_argument("--hands", default="1,20", help="hands per match, comma-separated")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     table = [r for h in args.hands.split(",") for r in rows(int(h), measure(int(h), args.matches))]
     width = max(len(name) for name, _, _ in table)
     print(f"bytes, {args.matches} matches per length, standard rules, random legal play")
