@@ -73,8 +73,9 @@ class ProtocolVersion(enum.StrEnum):
 
 
 PROTOCOL = ProtocolVersion.V1
-"""The version of a bot that chooses none: a ``hello`` answer that names no version offered, as
-every bot written before versions were offered. Every ``hello`` is written in it."""
+"""The first version: the one every bot written before versions were offered answers in its
+``hello``, and the one a seat is spoken to in when it chose none (its ``hello`` failed). Every
+``hello`` is written in it, so that every bot can read it."""
 SPOKEN: tuple[ProtocolVersion, ...] = tuple(ProtocolVersion)
 """The versions this code speaks, offered in every ``hello``."""
 DEFAULT_TIME_LIMIT_MS = 1000
