@@ -7,9 +7,11 @@ import time
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from bot_sdk import Bot
 from bot_sdk.bot import CardsAnswer
+from bot_sdk.cli import main, prepare_bot
 from bot_sdk.dispatch import Dispatcher
 from bot_sdk.protocol import (
     SPOKEN,
@@ -28,6 +30,7 @@ from tests.bot_sdk.bot_sdk_support import observations, record_match
 
 V1, V2 = ProtocolVersion.V1, ProtocolVersion.V2
 LONG = Rules(fixed_hands=20, max_hands=20)
+LOWEST_CARD = "bot_sdk.examples.lowest_card:LowestCard"
 
 
 def sizes_by_hand(protocol: ProtocolVersion) -> dict[int, int]:
@@ -154,3 +157,13 @@ def test_the_sdk_gives_a_bot_the_same_observations_in_both_versions(rules: Rules
     # a hand_end lost on the way: the results still come, in the next hand's first decisions
     decided = [s for s in seen if not (isinstance(s, tuple) and s[0] == "hand_end")]
     assert served(two, drop_hand_ends=True) == decided
+
+
+def test_the_command_line_keeps_a_bot_on_version_1_when_told() -> None:
+    options = {"secret_envs": (), "insecure": True, "margin_ms": 100, "no_fallback": False}
+    told = prepare_bot(LOWEST_CARD, **options, protocols=(V1.value,), log_level="warning")
+    default = prepare_bot(LOWEST_CARD, **options, protocols=SPOKEN, log_level="warning")
+    assert told.dispatcher.hello(hello_request())["protocol"] == V1
+    assert default.dispatcher.hello(hello_request())["protocol"] == V2
+    usage = CliRunner().invoke(main, ["serve", LOWEST_CARD, "--protocol", "gongzhu-bot/3"])
+    assert usage.exit_code == 2 and "'gongzhu-bot/3' is not one of" in usage.output
