@@ -1,11 +1,19 @@
-"""The bot protocol ``gongzhu-bot/1``: every message between the arena and a bot, in one place.
+"""The bot protocol, ``gongzhu-bot/1`` and ``gongzhu-bot/2``: every message between the arena
+and a bot, in one place.
 
 The arena POSTs one JSON object to the bot's endpoint per message; ``type`` says which:
 
-- ``hello``: the handshake; the bot answers ``{"protocol", "name", "version"}``.
+- ``hello``: the handshake, the same in both versions; it offers the versions the arena speaks
+  (``protocols``) and the bot answers ``{"protocol", "name", "version"}``, naming the one it
+  chooses for the match.
 - ``decision``: expose, pass or play; the bot answers ``{"expose": [...]}``, ``{"pass": [...]}``
   or ``{"card": "QS"}``.
 - ``hand_end`` and ``match_end``: notifications; any 2xx answer, the body is ignored.
+
+The versions differ in what a request carries of the match's past: in ``gongzhu-bot/1`` every
+observation lists every earlier hand's result (``results``), so requests grow with the match;
+in ``gongzhu-bot/2`` an observation is the current hand with the running totals, and a decision
+carries at most the hand just finished (``last_result``), so requests stay the same size.
 
 Both sides build, encode and check messages with the functions here, so the arena's workers and
 the SDK cannot drift apart. docs/PROTOCOL.md is the reference a bot author reads.
@@ -54,7 +62,22 @@ from referee import (
     observed_play_refusal,
 )
 
-PROTOCOL = "gongzhu-bot/1"
+
+class ProtocolVersion(enum.StrEnum):
+    """A version of the bot protocol; a seat speaks the one its bot chose in the ``hello``."""
+
+    V1 = "gongzhu-bot/1"
+    """Every observation carries every earlier hand's result (``results``)."""
+    V2 = "gongzhu-bot/2"
+    """Observations carry the current hand only; a decision at most the last hand's result."""
+
+
+PROTOCOL = ProtocolVersion.V1
+"""The first version: the one every bot written before versions were offered answers in its
+``hello``, and the one a seat is spoken to in when it chose none (its ``hello`` failed). Every
+``hello`` is written in it, so that every bot can read it."""
+SPOKEN: tuple[ProtocolVersion, ...] = tuple(ProtocolVersion)
+"""The versions this code speaks, offered in every ``hello``."""
 DEFAULT_TIME_LIMIT_MS = 1000
 """The arena's default time for one decision."""
 DEFAULT_TIME_BANK_MS = 30_000
@@ -207,12 +230,15 @@ def hello_request(
     deal_commitment: str | None = None,
     time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
     time_bank_ms: int = DEFAULT_TIME_BANK_MS,
+    protocols: tuple[ProtocolVersion, ...] = SPOKEN,
 ) -> Message:
     """The handshake. Before a match it names the match, the seat, the rules and the
     commitment to the deals' secret; when the arena only checks an endpoint (at registration)
-    those are ``None``."""
+    those are ``None``. It is written in :data:`PROTOCOL`, whatever the versions it offers in
+    ``protocols``: a bot that knows no other answers in that one."""
     return {
-        "protocol": PROTOCOL,
+        "protocol": PROTOCOL.value,
+        "protocols": [p.value for p in protocols],
         "type": MessageType.HELLO.value,
         "arena": arena,
         "match_id": match_id,
@@ -241,12 +267,38 @@ def decision_request(
     decision_id: str,
     time_limit_ms: int,
     time_bank_ms: int,
+    protocol: ProtocolVersion = PROTOCOL,
 ) -> Message:
     """Ask the seat of ``obs`` for its pending decision; the legal choices are in
-    ``observation.decision``."""
+    ``observation.decision``. In ``gongzhu-bot/2`` the observation is the current hand's
+    (:func:`observation_json`) and ``last_result`` the hand before it (:func:`last_result`)."""
+    message = _decision_request(
+        obs,
+        match_id=match_id,
+        decision_id=decision_id,
+        time_limit_ms=time_limit_ms,
+        time_bank_ms=time_bank_ms,
+        protocol=protocol,
+    )
+    if protocol is ProtocolVersion.V2:
+        result = last_result(obs)
+        message["last_result"] = None if result is None else result.to_json()
+    return message
+
+
+def _decision_request(
+    obs: Observation,
+    *,
+    match_id: str,
+    decision_id: str,
+    time_limit_ms: int,
+    time_bank_ms: int,
+    protocol: ProtocolVersion,
+) -> Message:
+    """The request, with a ``last_result`` of ``None`` in ``gongzhu-bot/2``."""
     decision = pending_decision(obs)
-    return {
-        "protocol": PROTOCOL,
+    message: Message = {
+        "protocol": protocol.value,
         "type": MessageType.DECISION.value,
         "match_id": match_id,
         "hand_number": obs.hand_number,
@@ -256,11 +308,36 @@ def decision_request(
         "kind": decision.kind.value,
         "time_limit_ms": time_limit_ms,
         "time_bank_ms": time_bank_ms,
-        "observation": obs.to_json(),
+        "observation": observation_json(obs, protocol),
     }
+    if protocol is ProtocolVersion.V2:
+        message["last_result"] = None
+    return message
+
+
+def observation_json(obs: Observation, protocol: ProtocolVersion) -> Message:
+    """``obs`` as a request carries it: the whole of it in ``gongzhu-bot/1``; in
+    ``gongzhu-bot/2`` without ``results``, the earlier hands (their running totals are in
+    ``totals`` and ``standing``)."""
+    if protocol is ProtocolVersion.V1:
+        return obs.to_json()
+    view = (replace(obs, results=()) if obs.results else obs).to_json()
+    del view["results"]
+    return view
+
+
+def last_result(obs: Observation) -> HandResult | None:
+    """What a ``gongzhu-bot/2`` decision carries of the match's past: the hand just finished,
+    until the current hand's first trick is complete (the seat's pass, exposure and first
+    play); else nothing. Every seat is asked at least once in that stretch, so every hand's
+    result reaches it in a decision as well as in ``hand_end``."""
+    if obs.tricks or not obs.results:
+        return None
+    return obs.results[-1]
 
 
 _NO_RESULTS = b'"results":[]'
+_NO_LAST_RESULT = b'"last_result":null'
 _RESULT_BODIES: dict[int, tuple[HandResult, bytes]] = {}
 """Each hand result's canonical JSON, by the identity of the (immutable) result: a match's
 results are the same objects in every observation of the match. Threads may share it: each
@@ -276,25 +353,32 @@ def decision_body(
     decision_id: str,
     time_limit_ms: int,
     time_bank_ms: int,
+    protocol: ProtocolVersion = PROTOCOL,
 ) -> bytes:
     """``encode(decision_request(...))``, the same bytes, without encoding the match's earlier
     hand results again for every request: the request is encoded with no results, and each
-    result's encoding, made once, is put in their place. Canonical JSON is compositional (a
-    list is its items' encodings joined by commas), and ``"results":[]`` occurs once in the
-    request's encoding: as a key of the observation (in a string, a quote is escaped)."""
-    results = obs.results
+    result's encoding, made once, is put in their place (``gongzhu-bot/1``: all of them, in
+    ``observation.results``; ``gongzhu-bot/2``: the last, in ``last_result``). Canonical JSON
+    is compositional (a list is its items' encodings joined by commas), and ``"results":[]``
+    or ``"last_result":null`` occurs once in the request's encoding: as a key (in a string, a
+    quote is escaped)."""
+    past = obs.results if protocol is ProtocolVersion.V1 else ()
+    last = last_result(obs) if protocol is ProtocolVersion.V2 else None
     empty = encode(
-        decision_request(
-            replace(obs, results=()) if results else obs,
+        _decision_request(
+            replace(obs, results=()) if obs.results else obs,
             match_id=match_id,
             decision_id=decision_id,
             time_limit_ms=time_limit_ms,
             time_bank_ms=time_bank_ms,
+            protocol=protocol,
         )
     )
-    if not results:
+    if last is not None:
+        return empty.replace(_NO_LAST_RESULT, b'"last_result":' + _result_body(last), 1)
+    if not past:
         return empty
-    encoded = b",".join([_result_body(r) for r in results])
+    encoded = b",".join([_result_body(r) for r in past])
     return empty.replace(_NO_RESULTS, b'"results":[' + encoded + b"]", 1)
 
 
@@ -320,6 +404,8 @@ class DecisionRequest:
     decision_id: str
     time_limit_ms: int
     time_bank_ms: int
+    protocol: ProtocolVersion = PROTOCOL
+    """The version the seat speaks: the request is written in it."""
 
     @cached_property
     def message(self) -> Message:
@@ -329,6 +415,7 @@ class DecisionRequest:
             decision_id=self.decision_id,
             time_limit_ms=self.time_limit_ms,
             time_bank_ms=self.time_bank_ms,
+            protocol=self.protocol,
         )
 
     @cached_property
@@ -339,6 +426,7 @@ class DecisionRequest:
             decision_id=self.decision_id,
             time_limit_ms=self.time_limit_ms,
             time_bank_ms=self.time_bank_ms,
+            protocol=self.protocol,
         )
 
     @cached_property
@@ -346,23 +434,31 @@ class DecisionRequest:
         return body_sha256(self.body)
 
 
-def hand_end_notice(result: HandResult, observation: Observation, *, match_id: str) -> Message:
+def hand_end_notice(
+    result: HandResult,
+    observation: Observation,
+    *,
+    match_id: str,
+    protocol: ProtocolVersion = PROTOCOL,
+) -> Message:
     """A hand was scored: the result and the seat's view of the hand as it ended."""
     return {
-        "protocol": PROTOCOL,
+        "protocol": protocol.value,
         "type": MessageType.HAND_END.value,
         "match_id": match_id,
         "hand_number": result.hand_number,
         "seat": observation.seat,
         "result": result.to_json(),
-        "observation": observation.to_json(),
+        "observation": observation_json(observation, protocol),
     }
 
 
-def match_end_notice(outcome: Outcome, *, match_id: str, seat: int) -> Message:
+def match_end_notice(
+    outcome: Outcome, *, match_id: str, seat: int, protocol: ProtocolVersion = PROTOCOL
+) -> Message:
     """The match is over (also sent after a forfeit: the outcome is the auto-played match's)."""
     return {
-        "protocol": PROTOCOL,
+        "protocol": protocol.value,
         "type": MessageType.MATCH_END.value,
         "match_id": match_id,
         "seat": seat,
@@ -373,12 +469,38 @@ def match_end_notice(outcome: Outcome, *, match_id: str, seat: int) -> Message:
 # -- requests: the bot reads them (after schema validation) -------------------------------------
 
 
-def read_decision(message: Mapping[str, Any]) -> Observation:
-    return Observation.from_json(message["observation"])
+def read_protocol(message: Mapping[str, Any]) -> ProtocolVersion:
+    """The version a request is written in (one of :data:`SPOKEN`, as validated)."""
+    return ProtocolVersion(message["protocol"])
 
 
-def read_hand_end(message: Mapping[str, Any]) -> tuple[HandResult, Observation]:
-    return HandResult.from_json(message["result"]), Observation.from_json(message["observation"])
+def read_decision(message: Mapping[str, Any], earlier: tuple[HandResult, ...] = ()) -> Observation:
+    """The observation of a decision request; for ``gongzhu-bot/2``, with ``earlier`` (the
+    results of the match's earlier hands, which it does not carry) as its ``results``."""
+    return _observation(message, earlier)
+
+
+def read_hand_end(
+    message: Mapping[str, Any], earlier: tuple[HandResult, ...] = ()
+) -> tuple[HandResult, Observation]:
+    """The result and the observation of a ``hand_end``; ``earlier`` as for
+    :func:`read_decision`."""
+    return HandResult.from_json(message["result"]), _observation(message, earlier)
+
+
+def read_last_result(message: Mapping[str, Any]) -> HandResult | None:
+    """A ``gongzhu-bot/2`` decision's ``last_result`` (None in ``gongzhu-bot/1``)."""
+    data = message.get("last_result")
+    return None if data is None else HandResult.from_json(data)
+
+
+def _observation(message: Mapping[str, Any], earlier: tuple[HandResult, ...]) -> Observation:
+    obs = Observation.from_json(
+        message["observation"]
+        if read_protocol(message) is ProtocolVersion.V1
+        else {**message["observation"], "results": []}
+    )
+    return replace(obs, results=earlier) if earlier else obs
 
 
 def read_match_end(message: Mapping[str, Any]) -> Outcome:
@@ -389,25 +511,45 @@ def read_match_end(message: Mapping[str, Any]) -> Outcome:
 
 
 class BotInfo(NamedTuple):
-    """What a bot says about itself in the handshake."""
+    """What a bot says about itself in the handshake: its name and version, and the protocol
+    version it speaks in the match."""
 
     name: str
     version: str
+    protocol: ProtocolVersion = PROTOCOL
 
 
-def hello_answer(name: str, version: str) -> Message:
-    return {"protocol": PROTOCOL, "name": name, "version": version}
+def hello_answer(name: str, version: str, protocol: ProtocolVersion = PROTOCOL) -> Message:
+    return {"protocol": protocol.value, "name": name, "version": version}
 
 
-def parse_hello_answer(body: bytes) -> BotInfo:
-    """The bot's name and version from its handshake answer, or :class:`MalformedAnswerError`."""
-    data = _object(body, '{"protocol": "gongzhu-bot/1", "name": ..., "version": ...}')
+def choose_protocol(
+    hello: Mapping[str, Any], speaks: tuple[ProtocolVersion, ...] = SPOKEN
+) -> ProtocolVersion:
+    """The version a bot that ``speaks`` those answers to ``hello``: the latest the arena
+    offers, :data:`PROTOCOL` when it offers none (an arena that predates versions).
+
+    >>> choose_protocol({"protocols": ["gongzhu-bot/1", "gongzhu-bot/2"]}).value
+    'gongzhu-bot/2'
+    >>> choose_protocol({}).value
+    'gongzhu-bot/1'
+    """
+    offered = hello.get("protocols") or [PROTOCOL.value]
+    chosen = [p for p in speaks if p.value in offered]
+    return max(chosen, key=SPOKEN.index) if chosen else PROTOCOL
+
+
+def parse_hello_answer(body: bytes, offered: tuple[ProtocolVersion, ...] = SPOKEN) -> BotInfo:
+    """The bot's name, version and chosen protocol version (one of ``offered``) from its
+    handshake answer, or :class:`MalformedAnswerError`."""
+    data = _object(body, '{"protocol": "gongzhu-bot/2", "name": ..., "version": ...}')
     protocol = data.get("protocol")
-    if protocol != PROTOCOL:
+    if protocol not in [p.value for p in offered]:
+        spoken = " or ".join(p.value for p in offered)
         raise MalformedAnswerError(
-            f"the arena speaks {PROTOCOL}, the bot answered protocol {protocol!r}"
+            f"the arena speaks {spoken}, the bot answered protocol {protocol!r}"
         )
-    return BotInfo(_label(data, "name"), _label(data, "version"))
+    return BotInfo(_label(data, "name"), _label(data, "version"), ProtocolVersion(protocol))
 
 
 def _label(data: dict[str, Any], field: str) -> str:
