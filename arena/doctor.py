@@ -33,8 +33,6 @@ from dataclasses import asdict, dataclass, field
 from secrets import token_hex
 from typing import Any
 
-import requests
-
 from arena.http_seat import Channel, HttpSeat
 from arena.match_loop import play_match
 from arena.pull_transport import PullTransport
@@ -45,6 +43,7 @@ from arena.transport import (
     DeadlineError,
     HelloError,
     TooLargeError,
+    TransportError,
     UnreachableError,
     excerpt,
 )
@@ -257,7 +256,7 @@ class _Probe:
                     else:
                         report.add(name, False, f"a hello {what} got no answer: {error!r}"[:300])
                     continue
-                except (TooLargeError, UnreachableError, requests.RequestException) as error:
+                except (TooLargeError, UnreachableError, TransportError) as error:
                     report.add(name, False, f"a hello {what} got no answer: {error!r}"[:300])
                     continue
             if self.pull:
@@ -335,7 +334,7 @@ class _Probe:
                 except (
                     TooLargeError,
                     UnreachableError,
-                    requests.RequestException,
+                    TransportError,
                     AnswerError,
                 ) as error:
                     report.add("repeated decision", False, f"a repeat failed: {error}"[:300])

@@ -24,8 +24,6 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
-import requests
-
 from arena.exchange import Exchange
 from arena.match_loop import Reply
 from arena.transport import (
@@ -34,6 +32,7 @@ from arena.transport import (
     DeadlineError,
     HelloError,
     TooLargeError,
+    TransportError,
     UnreachableError,
     connection_reason,
     excerpt,
@@ -77,8 +76,8 @@ class Channel(Protocol):
 
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
         """Send ``body`` and get the whole answer within ``seconds``: its HTTP status, redirect
-        target and body. Raises ``DeadlineError``, ``TooLargeError``, ``UnreachableError`` or a
-        requests error."""
+        target and body. Raises ``DeadlineError``, ``TooLargeError``, ``UnreachableError`` or
+        ``TransportError``."""
         ...
 
     def notify(self, body: bytes) -> None:
@@ -137,7 +136,7 @@ class HttpSeat:
                 f"the answer is larger than {MAX_ANSWER_BYTES // 1024} KiB: answer one small JSON "
                 'object such as {"card": "QS"}',
             )
-        except requests.RequestException as error:
+        except TransportError as error:
             return fault(
                 Status.ERROR,
                 f"could not reach {self.transport.shown}: {connection_reason(error)}",

@@ -1,25 +1,24 @@
 """The arena's one way of calling a bot over HTTP: :class:`BotTransport`, and the ``hello`` on it.
 
-Every call is one signed POST under a **total** wall-clock deadline. ``requests``' own timeout
-bounds each socket operation, not the whole answer, so a bot dripping one byte at a time would
-outlast it; here a watchdog (an alarm of :mod:`arena.alarms`) shuts the connection's socket
-down at the deadline, and the body is read in small chunks with the deadline checked between
-them. Answers are capped at
-:data:`MAX_ANSWER_BYTES`, redirects are not followed, proxies and ``.netrc`` from the environment
-are ignored, and one ``requests.Session`` keeps its connection alive. A request on a kept-alive
-connection that fails before any answer arrives (the bot closed the connection between two
-requests: a stale connection) is sent once more, on a new connection, within what is left of
-the same deadline (docs/PROTOCOL.md, "Transport"). Unless private endpoints are
-allowed, every new connection resolves the host, refuses if any address is not public
-(``arena.addresses``), and connects only to an address it checked: no TCP connection is ever
-opened to a private address, whatever the name re-resolves to (DNS rebinding).
+Every call is one signed POST under a **total** wall-clock deadline. A socket timeout bounds each
+operation, not the whole answer, so a bot dripping one byte at a time would outlast it; here a
+watchdog (an alarm of :mod:`arena.alarms`) shuts the connection's socket down at the deadline,
+and the body is read in small chunks with the deadline checked between them. Answers are capped
+at :data:`MAX_ANSWER_BYTES`, redirects are not followed, nothing is taken from the process's
+environment (no proxies, no ``.netrc``), and the connection is kept alive between calls. A
+request on a kept-alive connection that fails before any byte of an answer arrives (the bot
+closed the connection between two requests: a stale connection) is sent once more, on a new
+connection, within what is left of the same deadline (docs/PROTOCOL.md, "Transport"). Unless
+private endpoints are allowed, every new connection resolves the host, refuses if any address is
+not public (``arena.addresses``), and connects only to an address it checked: no TCP connection
+is ever opened to a private address, whatever the name re-resolves to (DNS rebinding). ``https``
+certificates are verified, against the URL's host name.
 
-Each call is measured where it happens (:attr:`BotTransport.exchange`, an
-:class:`~arena.exchange.Exchange`): the connection notes whether it is new or kept alive, how
-long a new one took to connect and to shake hands over TLS, each chunk of the request it writes
-(its size, and the instant the last one went out), and the reader under the answer counts each
-read from the socket and notes the instant of the last one that brought bytes. That is a clock
-reading per write and per read, which are a few per call.
+The connection itself, and what it measures of each call into :attr:`BotTransport.exchange` (an
+:class:`~arena.exchange.Exchange`: new or kept alive, connect and TLS time, the request's bytes
+and the instant they went out, each read of the answer), is
+:class:`arena.bot_connection.BotConnection`, a socket with no HTTP library around it: a call
+costs a few clock readings and system calls, one write and a read or two.
 
 Match seats (``arena.http_seat.HttpSeat``) and the endpoint check (:func:`handshake`, used by
 the service) both go through this module, so the handshake is the same request, under the same
@@ -28,25 +27,18 @@ limits, with the same error messages, wherever it is sent.
 
 from __future__ import annotations
 
-import http.client
-import io
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import requests
-from requests.adapters import HTTPAdapter
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
-from urllib3.util.connection import allowed_gai_family
-
-from arena.addresses import PrivateAddressError, ensure_public
+from arena.addresses import PrivateAddressError
 from arena.alarms import ALARMS, Alarm
-from arena.exchange import Exchange, now_ns
+from arena.bot_connection import BotConnection, TransportError
+from arena.exchange import Exchange
+from arena.http_answer import Answer, HttpAnswerError
 from bot_sdk.protocol import (
     AnswerError,
     BotInfo,
@@ -58,15 +50,25 @@ from bot_sdk.protocol import (
 from bot_sdk.signing import sign
 from replays.log import Connection
 
-if TYPE_CHECKING:
-    from _typeshed import WriteableBuffer
+__all__ = [
+    "MAX_ANSWER_BYTES",
+    "NOTICE_TIMEOUT_S",
+    "BotTransport",
+    "Clock",
+    "DeadlineError",
+    "HelloError",
+    "TooLargeError",
+    "TransportError",
+    "UnreachableError",
+    "connection_reason",
+    "excerpt",
+    "handshake",
+]
 
 MAX_ANSWER_BYTES = 64 * 1024
 """A larger answer is refused: an answer is a few dozen bytes."""
 NOTICE_TIMEOUT_S = 2.0
 """The whole time a ``hand_end`` or ``match_end`` notification may take."""
-CONNECT_TIMEOUT_S = 3.0
-"""At most this long to open a connection, within the call's deadline."""
 _CHUNK = 1024
 _EXCERPT = 300
 
@@ -131,172 +133,9 @@ def _shut(sock: socket.socket) -> None:
         return
 
 
-def connect_public(
-    host: str,
-    port: int,
-    timeout: float | None,
-    source_address: tuple[str, int] | None = None,
-    socket_options: Sequence[tuple[int, int, int | bytes]] | None = None,
-) -> socket.socket:
-    """A TCP connection to ``host``: resolved once, refused (:class:`PrivateAddressError`, before
-    any packet is sent) unless every address is public, then made to a checked address."""
-    host = host.strip("[]")
-    infos = socket.getaddrinfo(host, port, allowed_gai_family(), socket.SOCK_STREAM)
-    ensure_public(host, [str(info[4][0]) for info in infos])
-    error: OSError = OSError(f"{host} has no address")
-    for family, kind, proto, _, address in infos:
-        sock = socket.socket(family, kind, proto)
-        try:
-            for option in socket_options or ():
-                sock.setsockopt(*option)
-            sock.settimeout(timeout)
-            if source_address:
-                sock.bind(source_address)
-            sock.connect(address)
-        except OSError as failed:
-            sock.close()
-            error = failed
-            continue
-        return sock
-    raise error
-
-
-class _Meter:
-    """The transport's latest exchange, which its connections and answers fill in."""
-
-    def __init__(self) -> None:
-        self.exchange = Exchange()
-
-
-class _CountingReader(io.RawIOBase):
-    """The socket under an answer: each read counted, the instant of the last one that brought
-    bytes noted (the answer's last byte, once it is whole)."""
-
-    def __init__(self, raw: io.RawIOBase, exchange: Exchange) -> None:
-        super().__init__()
-        self._raw = raw
-        self._exchange = exchange
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: WriteableBuffer) -> int | None:
-        count = self._raw.readinto(buffer)
-        if count:
-            self._exchange.bytes_received = (self._exchange.bytes_received or 0) + count
-            self._exchange.received_ns = now_ns()
-        return count
-
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
-
-
-def _counted(meter: _Meter) -> type[http.client.HTTPResponse]:
-    """An answer class reading through a :class:`_CountingReader` into ``meter``'s exchange."""
-
-    class Counted(http.client.HTTPResponse):
-        def __init__(self, sock: socket.socket, *args: Any, **kwargs: Any) -> None:
-            super().__init__(sock, *args, **kwargs)
-            self.fp = io.BufferedReader(_CountingReader(self.fp.detach(), meter.exchange))
-
-    return Counted
-
-
-def _guarded(
-    base: type[HTTPConnection], watchdog: _Watchdog, meter: _Meter, allow_private: bool
-) -> type:
-    """A connection class that connects only to public addresses (unless ``allow_private``),
-    hands its socket to the transport's watchdog for each response and measures each request
-    into ``meter``'s exchange: new or reused, connect and TLS time, bytes and instants."""
-    tls = issubclass(base, HTTPSConnection)
-
-    class Guarded(base):  # type: ignore[valid-type,misc]
-        carried: socket.socket | None = None
-        """The socket this connection's latest request went out on."""
-        response_class = _counted(meter)
-
-        def request(self, *args: Any, **kwargs: Any) -> None:
-            # kept alive: the socket carried a request before (an HTTPS connection is made
-            # before its first request, so being connected does not tell)
-            reused = self.sock is not None and self.sock is self.carried
-            meter.exchange.connection = Connection.REUSED if reused else Connection.NEW
-            super().request(*args, **kwargs)
-
-        def connect(self) -> None:
-            exchange, start = meter.exchange, now_ns()
-            exchange.connection = Connection.NEW
-            super().connect()
-            if tls and exchange.connect_ns is not None:
-                exchange.tls_ns = now_ns() - start - exchange.connect_ns
-
-        def send(self, data: Any) -> None:
-            super().send(data)
-            exchange = meter.exchange
-            exchange.bytes_sent = (exchange.bytes_sent or 0) + len(data)
-            exchange.sent_ns = now_ns()
-
-        def _new_conn(self) -> socket.socket:
-            start = now_ns()
-            sock = self._open()
-            meter.exchange.connect_ns = now_ns() - start
-            return sock
-
-        def _open(self) -> socket.socket:
-            if allow_private:
-                sock: socket.socket = super()._new_conn()
-                return sock
-            timeout = self.timeout if isinstance(self.timeout, int | float) else None
-            try:  # urllib3's own translation of connection errors, as its _new_conn does
-                return connect_public(
-                    self.host, self.port, timeout, self.source_address, self.socket_options
-                )
-            except PrivateAddressError:
-                raise
-            except socket.gaierror as error:
-                raise NameResolutionError(self.host, self, error) from error
-            except TimeoutError as error:
-                raise ConnectTimeoutError(
-                    self, f"Connection to {self.host} timed out. (connect timeout={timeout})"
-                ) from error
-            except OSError as error:
-                raise NewConnectionError(
-                    self, f"Failed to establish a new connection: {error}"
-                ) from error
-
-        def getresponse(self, *args: Any, **kwargs: Any) -> Any:
-            watchdog.attach(self.sock)
-            self.carried = self.sock
-            return super().getresponse(*args, **kwargs)
-
-    return Guarded
-
-
-class _GuardedAdapter(HTTPAdapter):
-    def __init__(self, watchdog: _Watchdog, meter: _Meter, allow_private: bool) -> None:
-        self._watchdog = watchdog
-        self._meter = meter
-        self._allow_private = allow_private
-        super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
-
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        watchdog, meter, allow = self._watchdog, self._meter, self._allow_private
-        http = type(
-            "GuardedHTTPPool",
-            (HTTPConnectionPool,),
-            {"ConnectionCls": _guarded(HTTPConnection, watchdog, meter, allow)},
-        )
-        https = type(
-            "GuardedHTTPSPool",
-            (HTTPSConnectionPool,),
-            {"ConnectionCls": _guarded(HTTPSConnection, watchdog, meter, allow)},
-        )
-        self.poolmanager.pool_classes_by_scheme = {"http": http, "https": https}
-
-
 class BotTransport:
-    """Signed POSTs to one bot endpoint (see the module's doc)."""
+    """Signed POSTs to one bot endpoint (see the module's doc). ``tls``: the certificates
+    trusted (by default, certifi's authorities)."""
 
     def __init__(
         self,
@@ -304,6 +143,7 @@ class BotTransport:
         secrets: Sequence[str],
         *,
         allow_private: bool = False,
+        tls: ssl.SSLContext | None = None,
         clock: Clock = time.monotonic,
         now: Clock = time.time,
     ) -> None:
@@ -312,15 +152,13 @@ class BotTransport:
         self._clock = clock
         self._now = now
         self._watchdog = _Watchdog()
-        self._meter = _Meter()
-        self.session = requests.Session()
-        self.session.trust_env = False  # no proxies or .netrc from the process's environment
-        adapter = _GuardedAdapter(self._watchdog, self._meter, allow_private)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
+        self._connection = BotConnection(endpoint, allow_private=allow_private, tls=tls)
+        self.exchange = Exchange()
+        """What the latest :meth:`post` measured, whatever became of it (after a stale
+        connection's retry: the second sending, with ``retried`` set)."""
 
     def close(self) -> None:
-        self.session.close()
+        self._connection.close()
 
     @property
     def shown(self) -> str:
@@ -328,22 +166,20 @@ class BotTransport:
         parts = urlsplit(self.endpoint)
         return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
-    @property
-    def exchange(self) -> Exchange:
-        """What the latest :meth:`post` measured, whatever became of it (after a stale
-        connection's retry: the second sending, with ``retried`` set)."""
-        return self._meter.exchange
-
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
         """POST ``body`` and read the whole answer within ``seconds``: its status, redirect
-        target and body. Raises :class:`DeadlineError`, :class:`TooLargeError` or a requests
-        error. A stale kept-alive connection is retried once (see the module's doc)."""
+        target and body. Raises :class:`DeadlineError`, :class:`TooLargeError` or
+        :class:`TransportError`. A stale kept-alive connection is retried once (see the
+        module's doc)."""
         deadline = self._clock() + seconds
         try:
             return self._post_once(body, deadline, retried=False)
-        except requests.ConnectionError as error:
-            if self.exchange.connection is not Connection.REUSED or isinstance(
-                error, requests.Timeout
+        except TransportError as error:
+            exchange = self.exchange
+            if (
+                exchange.connection is not Connection.REUSED
+                or exchange.bytes_received
+                or isinstance(error.__cause__, TimeoutError)
             ):
                 raise
         # on a new connection: the failed one is gone
@@ -353,43 +189,43 @@ class BotTransport:
         self, body: bytes, deadline: float, *, retried: bool
     ) -> tuple[int, str | None, bytes]:
         # nothing sent, received or connected yet: the connection fills the rest in
-        self._meter.exchange = Exchange(bytes_sent=0, bytes_received=0, retried=retried)
+        self.exchange = exchange = Exchange(bytes_sent=0, bytes_received=0, retried=retried)
         seconds = deadline - self._clock()
         if seconds <= 0:
             raise DeadlineError
-        headers = {
-            "Content-Type": "application/json",
-            "Accept-Encoding": "identity",
-            **sign(self._secrets, body, int(self._now())),
-        }
-        self._watchdog.arm(seconds)
+        signature = "".join(
+            f"{name}: {value}\r\n"
+            for name, value in sign(self._secrets, body, int(self._now())).items()
+        )
+        connection, watchdog = self._connection, self._watchdog
+        message = f"{connection.head}{signature}Content-Length: {len(body)}\r\n\r\n".encode()
+        watchdog.arm(seconds)
         try:
-            response = self.session.post(
-                self.endpoint,
-                data=body,
-                headers=headers,
-                timeout=(min(CONNECT_TIMEOUT_S, seconds), seconds),
-                allow_redirects=False,
-                stream=True,
-            )
-            with response:
-                content = self._read(response, deadline)
-        except requests.RequestException:
-            if self._watchdog.fired or self._clock() >= deadline:
+            answer = connection.request(message + body, exchange, seconds, watchdog)
+            content = self._read(answer, deadline)
+        except TransportError:
+            connection.close()
+            if watchdog.fired or self._clock() >= deadline:
                 raise DeadlineError from None
             raise
+        except (DeadlineError, TooLargeError):
+            connection.close()  # an answer left unread: the connection cannot carry another
+            raise
         finally:
-            self._watchdog.disarm()
-        if self._watchdog.fired:
+            watchdog.disarm()
+        if watchdog.fired:  # shut down as the answer ended
+            connection.close()
             raise DeadlineError
-        return response.status_code, response.headers.get("Location"), content
+        if answer.will_close:
+            connection.close()
+        return answer.status, answer.location, content
 
     def notify(self, body: bytes) -> None:
         """Fire and forget, within :data:`NOTICE_TIMEOUT_S`: whatever the bot answers, or if it
         does not, the match goes on."""
         try:
             self.post(body, NOTICE_TIMEOUT_S)
-        except (DeadlineError, TooLargeError, requests.RequestException):
+        except (DeadlineError, TooLargeError, TransportError):
             return
 
     def hello(self, request: Message, timeout_s: float) -> BotInfo:
@@ -405,7 +241,7 @@ class BotTransport:
                 f"the hello answer is larger than {MAX_ANSWER_BYTES // 1024} KiB: answer "
                 '{"protocol", "name", "version"} only'
             ) from None
-        except requests.RequestException as error:
+        except TransportError as error:
             raise HelloError(f"could not connect to {where}: {connection_reason(error)}") from None
         if 300 <= code < 400:
             raise HelloError(
@@ -419,16 +255,21 @@ class BotTransport:
         except AnswerError as error:
             raise HelloError(f"{where} answered the hello wrongly: {error}") from None
 
-    def _read(self, response: requests.Response, deadline: float) -> bytes:
+    def _read(self, answer: Answer, deadline: float) -> bytes:
         chunks: list[bytes] = []
         size = 0
-        for chunk in response.iter_content(_CHUNK):
-            size += len(chunk)
-            if size > MAX_ANSWER_BYTES:
-                raise TooLargeError
-            if self._clock() >= deadline or self._watchdog.fired:
-                raise DeadlineError
-            chunks.append(chunk)
+        try:
+            for chunk in answer.pieces(_CHUNK):
+                size += len(chunk)
+                if size > MAX_ANSWER_BYTES:
+                    raise TooLargeError
+                if self._clock() >= deadline or self._watchdog.fired:
+                    raise DeadlineError
+                chunks.append(chunk)
+        except (OSError, HttpAnswerError) as error:
+            if self._watchdog.fired:
+                raise DeadlineError from None
+            raise TransportError(f"the answer could not be read: {error}") from error
         if self._watchdog.fired:
             raise DeadlineError
         return b"".join(chunks)
@@ -454,8 +295,6 @@ def connection_reason(error: BaseException) -> str:
             return str(cause)
         if isinstance(cause, ConnectionRefusedError):
             return "connection refused (is the bot running, on that port?)"
-        if isinstance(cause, requests.ConnectTimeout):
-            return f"no connection within {CONNECT_TIMEOUT_S:g} s"
         if "Name or service not known" in str(cause) or "nodename nor servname" in str(cause):
             return "the host name does not resolve"
         cause = cause.__cause__ or cause.__context__ or _first_arg(cause)

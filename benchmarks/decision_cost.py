@@ -78,6 +78,8 @@ def main() -> None:
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
+        # the child runs in the tree it measures: that tree's code, not this file's
+        sys.path.insert(0, os.getcwd())
         print(json.dumps(measure(json.loads(args.child.read_text()))))
         return
     compare(args)

@@ -15,8 +15,8 @@ from arena.redis_server import Tls
 
 
 def self_signed(address: str, directory: Path) -> Tls:
-    """A certificate for ``address`` (an IP), signed by its own key (so its own authority), and
-    the key, written to ``directory``."""
+    """A certificate for ``address`` (an IP, or a host name), signed by its own key (so its own
+    authority), and the key, written to ``directory``."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, address)])
     now = datetime.datetime.now(datetime.UTC)
@@ -29,7 +29,7 @@ def self_signed(address: str, directory: Path) -> Tls:
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(hours=1))
         .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(address))]),
+            x509.SubjectAlternativeName([_subject(address)]),
             critical=False,
         )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
@@ -45,3 +45,10 @@ def self_signed(address: str, directory: Path) -> Tls:
         )
     )
     return tls
+
+
+def _subject(address: str) -> x509.GeneralName:
+    try:
+        return x509.IPAddress(ipaddress.ip_address(address))
+    except ValueError:
+        return x509.DNSName(address)

@@ -16,8 +16,9 @@ import pytest
 from flask import Flask
 
 from arena.addresses import PrivateAddressError
+from arena.bot_connection import connect_public
 from arena.http_seat import HelloError, HttpSeat
-from arena.transport import BotTransport, connect_public
+from arena.transport import BotTransport
 from bot_sdk.protocol import DecisionRequest, Status
 from referee import Rules
 from replays.log import SeatInfo

@@ -7,12 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
-import requests
 
 from arena.exchange import Exchange
 from arena.http_seat import HttpSeat
 from arena.match_loop import Reply
-from arena.transport import NOTICE_TIMEOUT_S, BotTransport, DeadlineError, TooLargeError
+from arena.transport import (
+    NOTICE_TIMEOUT_S,
+    BotTransport,
+    DeadlineError,
+    TooLargeError,
+    TransportError,
+)
 from bot_sdk.protocol import (
     BotInfo,
     DecisionRequest,
@@ -121,7 +126,7 @@ def test_latency_is_rounded_and_never_negative() -> None:
             'the answer is larger than 64 KiB: answer one small JSON object such as {"card": "QS"}',
         ),
         (
-            requests.ConnectionError("refused"),
+            TransportError("refused"),
             Status.ERROR,
             "could not reach https://bot.example/play: ",
         ),
@@ -157,7 +162,7 @@ def test_a_refused_answer_is_kept_as_sent() -> None:
 
 @pytest.mark.parametrize(
     "outcome",
-    [(500, None, b"boom"), DeadlineError(), TooLargeError(), requests.ConnectionError("x")],
+    [(500, None, b"boom"), DeadlineError(), TooLargeError(), TransportError("x")],
 )
 def test_a_notification_is_fire_and_forget_within_two_seconds(
     outcome: tuple[int, str | None, bytes] | Exception,

@@ -9,27 +9,31 @@ import errno
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
 from arena.alarms import ALARMS, Alarm
+from arena.bot_connection import connect_public
 from arena.transport import (
     MAX_ANSWER_BYTES,
     BotTransport,
     DeadlineError,
     HelloError,
     TooLargeError,
+    TransportError,
     _Watchdog,
-    connect_public,
     connection_reason,
     excerpt,
     handshake,
 )
 from bot_sdk.protocol import encode, hello_answer, hello_request
+from bot_sdk.signing import verify
+from replays.log import Connection
 from tests.tls_support import self_signed
 from tests.workers.workers_support import read_request
 
@@ -135,14 +139,23 @@ def closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
+TlsPair = tuple[ssl.SSLContext, ssl.SSLContext]
+"""A server's TLS context, and a client's that trusts its certificate."""
+
+
+def tls_pair(host: str, directory: Path) -> TlsPair:
+    """A server TLS context with a self-signed certificate for ``host`` (an address or a
+    name), and a client context that trusts it."""
+    made = self_signed(host, directory)
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(made.cert, made.key)
+    return server, ssl.create_default_context(cafile=made.cert)
+
+
 @pytest.fixture(scope="module")
-def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[ssl.SSLContext, str]:
-    """A server TLS context for 127.0.0.1, and the certificate file a client trusts it with."""
-    made = self_signed("127.0.0.1", tmp_path_factory.mktemp("tls"))
-    cert_path, key_path = made.cert, made.key
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert_path, key_path)
-    return context, str(cert_path)
+def tls(tmp_path_factory: pytest.TempPathFactory) -> TlsPair:
+    """TLS for 127.0.0.1."""
+    return tls_pair("127.0.0.1", tmp_path_factory.mktemp("tls"))
 
 
 class Net:
@@ -277,7 +290,7 @@ def _hang_up(conn: socket.socket, n: int) -> bool:
 
 @pytest.mark.parametrize(
     ("seconds", "raised"),
-    [(200.0, DeadlineError), (150.0, DeadlineError), (1000.0, requests.ConnectionError)],
+    [(200.0, DeadlineError), (150.0, DeadlineError), (1000.0, TransportError)],
     ids=["reached", "passed", "in-time"],
 )
 def test_a_failure_once_the_deadline_is_reached_is_a_deadline_error(
@@ -361,20 +374,17 @@ def scheme(request: pytest.FixtureRequest) -> str:
 
 
 @contextmanager
-def scheme_bot(
-    scheme: str, tls: tuple[ssl.SSLContext, str], handle: Handle
-) -> Iterator[tuple[Bot, BotTransport]]:
+def scheme_bot(scheme: str, tls: TlsPair, handle: Handle) -> Iterator[tuple[Bot, BotTransport]]:
     """A bot over ``scheme``, and a transport to it (trusting the test certificate)."""
     with (
         bot(handle, tls[0] if scheme == "https" else None) as running,
-        transport(running.url.replace("http:", f"{scheme}:")) as t,
+        transport(running.url.replace("http:", f"{scheme}:"), tls=tls[1]) as t,
     ):
-        t.session.verify = tls[1]
         yield running, t
 
 
 def test_a_stale_kept_alive_connection_is_retried_once_on_a_new_one(
-    scheme: str, tls: tuple[ssl.SSLContext, str]
+    scheme: str, tls: TlsPair
 ) -> None:
     def handle(conn: socket.socket, n: int) -> bool:
         if n == 2:
@@ -388,12 +398,26 @@ def test_a_stale_kept_alive_connection_is_retried_once_on_a_new_one(
     assert running.requests == [(1, b"first"), (1, b"second"), (2, b"second")]
 
 
-def test_a_request_on_a_new_connection_is_never_sent_twice(
-    scheme: str, tls: tuple[ssl.SSLContext, str]
-) -> None:
+def test_a_kept_alive_connection_that_began_an_answer_is_not_retried() -> None:
+    """Only a connection closed before any answer came is stale: one closed in the middle of
+    an answer is a fault, and the request is not sent again."""
+
+    def handle(conn: socket.socket, n: int) -> bool:
+        conn.sendall(response(HELLO) if n == 1 else b"HTTP/1.1 2")
+        return n == 1
+
+    with bot(handle) as running, transport(running.url) as t:
+        assert t.post(b"first", 5.0)[0] == 200
+        with pytest.raises(TransportError, match="the answer could not be read"):
+            t.post(b"second", 5.0)
+        assert (t.exchange.connection, t.exchange.retried) == (Connection.REUSED, False)
+    assert running.requests == [(1, b"first"), (1, b"second")]
+
+
+def test_a_request_on_a_new_connection_is_never_sent_twice(scheme: str, tls: TlsPair) -> None:
     """HTTPS included: its connection is made before the request goes out, and is new all the
     same."""
-    with scheme_bot(scheme, tls, _hang_up) as (running, t), pytest.raises(requests.ConnectionError):
+    with scheme_bot(scheme, tls, _hang_up) as (running, t), pytest.raises(TransportError):
         t.post(b"only", 5.0)
     assert running.requests == [(1, b"only")]
 
@@ -403,11 +427,74 @@ def test_a_refused_connection_is_tried_once(scheme: str, net: Net) -> None:
     net.routes[PUBLIC] = closed_port()
     with (
         transport(f"{scheme}://down.bot.example/bot", allow_private=False) as t,
-        pytest.raises(requests.ConnectionError) as refused,
+        pytest.raises(TransportError) as refused,
     ):
         t.post(b"{}", 5.0)
     assert connection_reason(refused.value).startswith("connection refused")
     assert [address for address, _, _ in net.attempts] == [PUBLIC]
+
+
+def test_a_connection_the_bot_closed_while_idle_is_replaced_before_sending() -> None:
+    """The bot answers, then closes the connection: the next request is not sent on it (and so
+    not retried), but on a new connection, recorded as such."""
+    closed = threading.Event()
+
+    def answer_and_close(conn: socket.socket, n: int) -> bool:
+        conn.sendall(response(HELLO))
+        conn.close()
+        closed.set()
+        return False
+
+    with bot(answer_and_close) as running, transport(running.url) as t:
+        assert t.post(b"first", 5.0) == (200, None, HELLO)
+        assert closed.wait(10)
+        assert t.post(b"second", 5.0) == (200, None, HELLO)
+        second = t.exchange
+    assert running.requests == [(1, b"first"), (2, b"second")]
+    assert (second.connection, second.retried) == (Connection.NEW, False)
+
+
+def test_an_answer_cut_short_of_its_length_is_not_taken() -> None:
+    """The bot announces 100 bytes, sends 10 and closes the connection."""
+
+    def cut(conn: socket.socket, n: int) -> bool:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"x" * 10)
+        return False
+
+    with bot(cut) as running, transport(running.url) as t, pytest.raises(TransportError) as cut_off:
+        t.post(b"{}", 5.0)
+    assert "90 bytes before the length it announced" in str(cut_off.value)
+
+
+def test_the_request_is_one_post_with_the_documented_headers() -> None:
+    """The request as the bot reads it: the path and query as registered, the host with its
+    port, JSON, no compression, the body's length and its signature."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    raw: list[bytes] = []
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            data = b""
+            while not data.endswith(b'{"a":1}'):
+                data += conn.recv(65536)
+            raw.append(data)
+            conn.sendall(response(HELLO))
+            wait_for_close(conn)
+
+    threading.Thread(target=serve, daemon=True).start()
+    with listener, transport(f"http://127.0.0.1:{port}/bot?key=k%20v") as t:
+        assert t.post(b'{"a":1}', 5.0) == (200, None, HELLO)
+    head, _, body = raw[0].partition(b"\r\n\r\n")
+    line, *fields = head.decode().split("\r\n")
+    headers = dict(field.split(": ", 1) for field in fields)
+    assert line == "POST /bot?key=k%20v HTTP/1.1"
+    assert headers["Host"] == f"127.0.0.1:{port}"
+    assert headers["Content-Type"] == "application/json"
+    assert headers["Accept-Encoding"] == "identity"
+    assert headers["Content-Length"] == "7" and body == b'{"a":1}'
+    verify(["s3cret"], headers, body, time.time())  # raises unless signed
 
 
 def test_proxies_from_the_environment_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -425,7 +512,7 @@ def test_private_addresses_are_refused_unless_allowed() -> None:
     with bot(answers(response(HELLO))) as running:
         refusing = BotTransport(running.url, ["s3cret"])
         try:
-            with pytest.raises(requests.ConnectionError) as refused:
+            with pytest.raises(TransportError) as refused:
                 refusing.post(b"{}", 5.0)
         finally:
             refusing.close()
@@ -466,15 +553,14 @@ def test_every_address_refusing_raises_the_last_error(net: Net) -> None:
     assert [address for address, _, _ in net.attempts] == [PUBLIC, second]
 
 
-def test_a_connection_binds_its_source_address_and_sets_its_options(net: Net) -> None:
+def test_a_connection_sets_its_options_and_timeout(net: Net) -> None:
     with bot(answers()) as running:
         public_bot(net, running, "bound.bot.example")
         options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
-        sock = connect_public("bound.bot.example", 80, 2.0, ("127.0.0.2", 0), options)
+        sock = connect_public("bound.bot.example", 80, 2.0, options)
         with sock:
             assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
             assert sock.gettimeout() == 2.0
-            assert sock.getsockname()[0] == "127.0.0.2"
             assert sock.getpeername()[1] == running.port
 
 
@@ -526,6 +612,48 @@ def test_a_name_that_does_not_resolve_says_so(
     ):
         t.hello(hello_request(), 5.0)
     assert reason in str(failed.value)
+
+
+@pytest.fixture(scope="module")
+def named_tls(tmp_path_factory: pytest.TempPathFactory) -> TlsPair:
+    """TLS for the name play.bot.example."""
+    return tls_pair("play.bot.example", tmp_path_factory.mktemp("named"))
+
+
+def test_tls_is_checked_against_the_url_s_host_name_on_the_checked_address(
+    net: Net, named_tls: TlsPair
+) -> None:
+    """The socket connects to the address the name was checked to have; the certificate is
+    verified against the name."""
+    with bot(answers(response(HELLO)), named_tls[0]) as running:
+        url = public_bot(net, running).replace("http:", "https:")
+        with transport(url, allow_private=False, tls=named_tls[1]) as t:
+            assert t.post(b"{}", 5.0) == (200, None, HELLO)
+    assert [address for address, _, _ in net.attempts] == [PUBLIC]
+
+
+def test_a_certificate_for_another_name_is_refused(net: Net, tls: TlsPair) -> None:
+    """A certificate the client trusts, but for 127.0.0.1, not for the URL's name."""
+    with bot(answers(response(HELLO)), tls[0]) as running:
+        url = public_bot(net, running).replace("http:", "https:")
+        with (
+            transport(url, allow_private=False, tls=tls[1]) as t,
+            pytest.raises(TransportError, match=r"the TLS handshake failed: .*CERTIFICATE_VERIFY"),
+        ):
+            t.post(b"{}", 5.0)
+    assert running.requests == []
+
+
+def test_a_certificate_no_trusted_authority_signed_is_refused(tls: TlsPair) -> None:
+    """By default the authorities trusted are certifi's: a self-signed certificate fails."""
+    with bot(answers(response(HELLO)), tls[0]) as running:
+        url = running.url.replace("http:", "https:")
+        with (
+            transport(url) as t,
+            pytest.raises(TransportError, match="certificate verify failed"),
+        ):
+            t.post(b"{}", 5.0)
+    assert running.requests == []
 
 
 # -- the hello -------------------------------------------------------------------------------------

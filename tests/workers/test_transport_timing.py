@@ -7,7 +7,6 @@ out, what came in and when, and which deadline expired (the decision's limit, or
 from __future__ import annotations
 
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -26,7 +25,7 @@ from referee import Game, Rules
 from replays.faults import FaultBook
 from replays.log import Connection, Deadline, DecisionRecord, SeatInfo, TimeControl
 from tests.bot_sdk.bot_sdk_support import running
-from tests.workers.test_transport import HELLO, answers, bot, response, tls
+from tests.workers.test_transport import HELLO, TlsPair, answers, bot, response, tls
 
 __all__ = ["tls"]  # the module's TLS fixture, used here
 SECRET = "s3cret"
@@ -113,14 +112,11 @@ def test_a_new_connection_then_a_reused_one_with_the_bytes_each_way() -> None:
     assert [start, *instants, end] == sorted([start, *instants, end])  # type: ignore[type-var]
 
 
-def test_a_new_https_connection_has_its_tls_time_and_a_reused_one_none(
-    tls: tuple[ssl.SSLContext, str],
-) -> None:
+def test_a_new_https_connection_has_its_tls_time_and_a_reused_one_none(tls: TlsPair) -> None:
     with bot(answers(response(HELLO), response(HELLO)), tls[0]) as running_bot:
         transport = BotTransport(
-            running_bot.url.replace("http:", "https:"), [SECRET], allow_private=True
+            running_bot.url.replace("http:", "https:"), [SECRET], allow_private=True, tls=tls[1]
         )
-        transport.session.verify = tls[1]
         try:
             transport.post(b"{}", 5.0)
             first = transport.exchange

@@ -1,0 +1,109 @@
+"""Reading a bot's answer (``arena.http_answer``) from scripted bytes: the status line, the
+head's limits, which answers close the connection, and the three ways a body ends, none of them
+taken whole when cut short."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.http_answer import MAX_FIELDS, MAX_LINE, Answer, HttpAnswerError
+
+
+def answer(raw: bytes, at_once: int = 7) -> Answer:
+    """The answer to ``raw``, received ``at_once`` bytes at a time (lines and bodies straddle
+    the reads)."""
+    reads = iter([raw[i : i + at_once] for i in range(0, len(raw), at_once)])
+    return Answer(lambda: next(reads, b""))
+
+
+def body(raw: bytes, size: int = 4) -> tuple[list[bytes], Answer]:
+    read = answer(raw)
+    return list(read.pieces(size)), read
+
+
+def test_a_body_by_its_length_comes_in_pieces_and_the_connection_stays() -> None:
+    pieces, read = body(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789extra")
+    assert b"".join(pieces) == b"0123456789" and max(map(len, pieces)) <= 4
+    assert (read.status, read.location, read.will_close) == (200, None, False)
+
+
+def test_a_chunked_body_is_joined_and_its_trailer_skipped() -> None:
+    raw = (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n"
+        b"6;ext=1\r\nabcdef\r\n2\r\ngh\r\n0\r\nTrailer: x\r\n\r\n"
+    )
+    pieces, read = body(raw)
+    assert b"".join(pieces) == b"abcdefgh" and max(map(len, pieces)) <= 4
+    assert read.will_close is False
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123", "ended 6 bytes before"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabc", "ended 3 bytes"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n", "not a number"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "not a number"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n", "negative"),
+    ],
+    ids=["length", "chunk", "no-last-chunk", "bad-size", "negative-size"],
+)
+def test_a_body_cut_short_or_garbled_is_an_error(raw: bytes, message: str) -> None:
+    with pytest.raises(HttpAnswerError, match=message):
+        body(raw)
+
+
+def test_a_body_without_a_length_ends_with_the_connection_which_closes() -> None:
+    pieces, read = body(b"HTTP/1.1 200 OK\r\n\r\nall of it")
+    assert b"".join(pieces) == b"all of it" and read.will_close
+
+
+@pytest.mark.parametrize(
+    ("head", "closes"),
+    [
+        (b"HTTP/1.1 200 OK\r\nConnection: close", True),
+        (b"HTTP/1.1 200 OK\r\nConnection: keep-alive", False),
+        (b"HTTP/1.0 200 OK", True),
+        (b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive", False),
+        (b"HTTP/1.0 200 OK\r\nKeep-Alive: timeout=5", False),
+    ],
+)
+def test_which_answers_close_the_connection(head: bytes, closes: bool) -> None:
+    assert answer(head + b"\r\nContent-Length: 0\r\n\r\n").will_close is closes
+
+
+@pytest.mark.parametrize("status", [204, 304, 199])
+def test_answers_that_have_no_body(status: int) -> None:
+    pieces, read = body(f"HTTP/1.1 {status} X\r\n\r\nnot a body".encode())
+    assert (pieces, read.status, read.will_close) == ([], status, False)
+
+
+def test_an_interim_100_is_skipped_and_the_location_kept() -> None:
+    read = answer(
+        b"HTTP/1.1 100 Continue\r\nX: y\r\n\r\n"
+        b"HTTP/1.1 302 Found\r\nlocation:  https://elsewhere.example/ \r\nContent-Length: 0\r\n\r\n"
+    )
+    assert (read.status, read.location) == (302, "https://elsewhere.example/")
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"", "closed connection without response"),
+        (b"HTTP/1.1 2\r\n\r\n", "not an HTTP status line"),
+        (b"HTTP/1.1 OK\r\n\r\n", "not an HTTP status line"),
+        (b"SPDY/3 200 OK\r\n\r\n", "not an HTTP status line"),
+        (b"HTTP/2 200 OK\r\n\r\n", "not HTTP/1"),
+        (b"HTTP/1.1 200 OK\r\nX: " + b"x" * MAX_LINE + b"\r\n\r\n", "longer than 64 KiB"),
+        (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * (MAX_FIELDS + 1) + b"\r\n", "more than 100"),
+    ],
+    ids=["nothing", "short-status", "no-status", "not-http", "http2", "long-line", "fields"],
+)
+def test_what_is_not_an_answer_says_why(raw: bytes, message: str) -> None:
+    with pytest.raises(HttpAnswerError, match=message):
+        answer(raw)
+
+
+def test_a_head_of_the_most_fields_is_read() -> None:
+    raw = b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * (MAX_FIELDS - 1) + b"Content-Length: 2\r\n\r\nok"
+    assert body(raw)[0] == [b"ok"]
