@@ -179,7 +179,7 @@ class Config:
     """A job whose heartbeat is this much overdue is abandoned (its worker died)."""
     maintenance_interval_s: int = setting("GONGZHU_MAINTENANCE_INTERVAL_S", 30, _number)
     """How often a worker sweeps the registries, retrying abandoned jobs."""
-    matches_per_worker: int = setting("GONGZHU_MATCHES_PER_WORKER", 32, _count)
+    matches_per_worker: int = setting("GONGZHU_MATCHES_PER_WORKER", 64, _count)
     """How many jobs (matches, mostly) one worker process plays at once, each in a thread of
     its work horse (:mod:`workers.stable`); 1: one at a time, in a horse of its own."""
     admission_lateness_ms: float = setting("GONGZHU_ADMISSION_LATENESS_MS", 10.0, _milliseconds)

@@ -227,7 +227,7 @@ def _retries_left(store: Store, match_id: str) -> int:
 
 def test_the_matches_a_worker_plays_at_once_are_configured() -> None:
     environment = {"REDIS_URL": "redis://r"}
-    assert Config.from_environment(environment).matches_per_worker == 32
+    assert Config.from_environment(environment).matches_per_worker == 64
     more = {**environment, "GONGZHU_MATCHES_PER_WORKER": "100"}
     assert Config.from_environment(more).matches_per_worker == 100
     with pytest.raises(ConfigError, match="GONGZHU_MATCHES_PER_WORKER must be at least 1, not 0"):
