@@ -279,7 +279,9 @@ RATINGS = {
 """How a duplicate table's 4 matches are rated: each on its own, by its places (the arena);
 the table once, by each participant's total points over the 4 (:func:`as_one_match`), or
 that same result 4 times, as if it were 4 matches; or 4 times, once per seat's cards, by the
-points each participant scored holding them (:func:`by_cards`)."""
+points each participant scored holding them (:func:`by_cards`); with point margins, the table
+once by each participant's points over the 4 (:func:`rate_margins_table`), or each match as it
+comes with the full covariance (:class:`Covariance`, plain tables too)."""
 EXPERIMENTS = {
     "table": [Arm("matchmaker", duplicate=True, rating="table")],
     "cards": [Arm("matchmaker", duplicate=True, rating="cards")],
@@ -492,9 +494,9 @@ def rate_margins(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
 
 MARGIN_DUPLICATE_NOISE = 124.0
 """A seat's own noise in points per hand in a participant's total over a duplicate table's
-four rotations: the spread of that total less the table's mean, per hand, is about 107 at
-tables of four equal bots (``--noise``), where plain deals give about 122; ×√(4/3) as for
-:data:`MARGIN_NOISE`."""
+four rotations: the spread of that total less the table's mean, per hand, is 98 to 106 at
+tables of four equal bots (``--noise 200``; 107 in a first measurement of 60 tables), where
+plain deals give 119 to 124; 107 × √(4/3), as for :data:`MARGIN_NOISE`."""
 
 
 def rate_margins_table(board: dict[str, Rating], logs: Sequence[MatchLog]) -> None:
