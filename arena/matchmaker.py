@@ -12,11 +12,11 @@ The matchmaker seeks what the ladder does not know yet: which way round to show 
 member's doubt is the sum of its doubts with every other member: the pairs it may be shown
 the wrong way round in. A new bot (large ``σ``) is in doubt with nearly everyone; a settled
 bot far from the others' ratings with nobody. **By need.** Each table is built around its
-*host*: the registered member with room of the largest doubt (then the fewest rated
-matches). **Close ratings.** Each of its three other seats goes to the member with room
-whose own doubt plus its doubts with those already seated is largest: bots whose places are
-unsure, against those their order is least sure with, where a result says the most. Ties are
-broken by a seeded generator, so a round is reproducible.
+*host*: the registered member with room of the largest doubt (then the largest ``σ``, then
+the fewest rated matches). **Close ratings.** Each of its three other seats goes to the member
+with room whose own doubt plus its doubts with those already seated is largest: bots whose
+places are unsure, against those their order is least sure with, where a result says the
+most. Ties are broken by a seeded generator, so a round is reproducible.
 
 In a simulated ladder (benchmarks/ladder.py, docs/BENCHMARKS.md) the shown order first
 reaches Kendall τ ≥ 0.9 after a median 244 matches with this matchmaker, against 571 with
@@ -131,10 +131,11 @@ def _gain(
 
 
 def neediest(pool: Mapping[str, Member], doubt: Mapping[str, float]) -> Member | None:
-    """The registered member with room of the largest ``doubt``, then the fewest rated
+    """The registered member with room of the largest ``doubt``, then the largest ``σ`` (equal
+    μ make equal doubts, whatever the σ: a new bot still comes first), then the fewest rated
     matches, or None: a table's host."""
     hosts = [m for m in pool.values() if not m.house and m.has_room]
-    return max(hosts, key=lambda m: (doubt[m.bot_id], -m.matches, m.bot_id), default=None)
+    return max(hosts, key=lambda m: (doubt[m.bot_id], m.sigma, -m.matches, m.bot_id), default=None)
 
 
 def random_tables(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:

@@ -145,3 +145,14 @@ def test_random_tables_respect_room_and_seat_everyone_with_room() -> None:
         }
         assert all(len(set(t)) == 4 for t in tables)
     assert len(random_tables(members, tables=2, rng=random.Random(0))) == 2
+
+
+def test_on_equal_doubt_the_less_certain_bot_hosts() -> None:
+    # every μ at 25: every pair's doubt is one half, whatever the σ
+    level = [Member(f"settled{i}", 25.0, 3.0, 0, room=1) for i in range(6)]
+    anchor = Member("house:normal", 25.0, 1.0, 500, house=True)
+    new = Member("new", 25.0, 8.33, 0, room=1)
+    assert set(doubts([new, *level, anchor]).values()) == {3.5}
+    for seed in range(5):
+        [table] = choose_tables([*level, new, anchor], tables=1, rng=random.Random(seed))
+        assert "new" in table
