@@ -12,8 +12,9 @@ now. Its matches, points and seats are counted like anyone's.
 rating can follow a player who improves. A version of a bot is a fixed program (a bot that
 changes answers a new version, below), so the arena sets ``tau`` to 0: σ only shrinks as a
 version's matches add up, and its rating settles instead of wandering. (In
-benchmarks/ladder.py, the shown order of a simulated ladder then stays right, Kendall τ ≥ 0.9
-for good, after 1,061 matches instead of 1,955: docs/BENCHMARKS.md.)
+benchmarks/ladder.py, with the matchmaker before the present one, the shown order of a
+simulated ladder then stays right, Kendall τ ≥ 0.9 for good, after 1,061 matches instead of
+1,955: docs/BENCHMARKS.md.)
 
 Measured in simulation (the field of tests/workers/test_ratings.py: house bots and five bots
 of fixed strengths, 3,000 matches, then 3,000 more, means over each last 500): with the anchor,

@@ -8,51 +8,62 @@ at each card play (passes and exposures stay Normal's), so a larger p is a weake
 round builds the members from the current ratings (each registered bot with room for one
 table, house Normal with room for any), seats tables with
 :func:`arena.matchmaker.choose_tables` or :func:`arena.matchmaker.random_tables` until nobody
-has room, and plays each table as 4 matches of 4 hands (``play_match`` with ``InProcessSeat``
-seats, as a worker plays house bots), the participants shifted one seat each time: the same
-deals in all four (duplicate) or four different deals (plain). Each match is rated on its own,
-one after another, by :func:`arena.ratings.rate`. After every rating the shown order (by
-``Rating.conservative``, highest first) is compared with the true order by Kendall's τ (τ-a: a
-tie counts as neither right nor wrong).
+has room (or ``--tables`` are seated), and plays each table as 4 matches of 4 hands
+(``play_match`` with ``InProcessSeat`` seats, as a worker plays house bots), the participants
+shifted one seat each time: the same deals in all four (duplicate) or four different deals
+(plain). Each match is rated on its own, one after another, by :func:`arena.ratings.rate`.
+After every rating the shown order (by ``Rating.conservative``, highest first) is compared
+with the true order by Kendall's τ (τ-a: a tie counts as neither right nor wrong).
 
     python -m benchmarks.ladder                 # 4 arms x 5 seeds x 1,000 matches, 16 bots
     python -m benchmarks.ladder --quick         # 4 arms x 1 seed x 300 matches
     python -m benchmarks.ladder --experiment cards --experiment drift   # and more arms
+    python -m benchmarks.ladder --no-arena-arms --experiment drawn      # only those named
+    python -m benchmarks.ladder --noise 200     # how much duplicate deals take from the noise
 
 The default run takes about 6 minutes on 2 quiet cores (about 8 ms per hand in each of the 2
 processes), up to 3 times that on a busy machine; ``--quick`` about 20 seconds. Each run is
 seeded (its deals, its tables, its bots' random cards): the same options print the same
-figures, and an arm's figures do not depend on which other arms run beside it.
+figures, and an arm's figures do not depend on which other arms run beside it. ``--tables N``
+seats at most N tables a round, as the arena's ``GONGZHU_LADDER_TABLES`` does (by default a
+round seats tables until nobody has room).
 
-Printed: a line per run as it ends; then the ratios: the median matches of the matchmaker with
-duplicate deals ÷ those of random tables with plain deals, both to when τ first reaches 0.9
-(the goal's measure, at most 0.5) and to the match after which it never falls below 0.9 again
-(holds for good); then a Markdown table, a row per arm: the runs; the matches until τ ≥ 0.9
-was first reached (median, the lower of the middle two for an even count, and range over the
-seeds; "> N" for a run that never got there); in how many runs τ stayed at 0.9 or above from
-then to the end; the matches after which it never fell below 0.9 again; the median τ after
-100, 250, 500, 1,000, 2,000 and 4,000 matches (those within the run) and at its end; the
-registered bots' mean σ at the end. Then each participant's final μ averaged over the runs
-of the four arena arms and whether it falls as p grows (the true order holds), and the faults
-(0: no decision timed out).
+Printed: a line per run as it ends; then the ratios: the median matches of each arm of chosen
+tables with duplicate deals ÷ those of random tables with plain deals rated the same way (the
+goal: the first arm, at most 0.5), both to when τ first reaches 0.9 and to the match after
+which it never falls below 0.9 again (holds for good); then a Markdown table, a row per arm:
+the runs; the matches until τ ≥ 0.9 was first reached (median, the lower of the middle two
+for an even count, and range over the seeds; "> N" for a run that never got there); in how
+many runs τ stayed at 0.9 or above from then to the end; the matches after which it never
+fell below 0.9 again; the median τ after 100, 250, 500, 1,000, 2,000 and 4,000 matches
+(those within the run) and at its end; the registered bots' mean σ at the end. Then each
+participant's final μ averaged over the runs of the four arena arms and whether it falls as
+p grows (the true order holds), and the faults (0: no decision timed out).
 
 ``--experiment NAME`` (repeatable) adds arms that rate or seat otherwise than the arena does,
 without changing the arena's modules (:data:`EXPERIMENTS`): ``table``, ``table4`` and
 ``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``drift`` rates with openskill's
 default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`, no drift); ``beta``
 rates with openskill's ``beta`` (a match's performance noise) doubled and quadrupled;
-``spread`` seats tables with :func:`spread_tables`; ``margins`` rates each match by its point
-margins (:func:`rate_margins`, a Gaussian model in points per hand): the matchmaker with
-duplicate deals and random tables with plain deals, house Normal rated like everyone, and the
-matchmaker with house Normal held fixed at 0 as the arena holds its anchor; ``floating``
-rates as the arena does but moves house Normal like every participant (:func:`rate_all`),
-the matchmaker with duplicate deals.
+``drawn`` seats tables as the arena's matchmaker did before it sought doubt
+(:func:`drawn_tables`), beside the arena's matchmaker and random tables; ``spread`` seats
+tables with :func:`spread_tables`; ``margins`` rates each match by its point margins
+(:func:`rate_margins`, a Gaussian model in points per hand): the matchmaker with duplicate
+deals and random tables with plain deals, house Normal rated like everyone, and the
+matchmaker with house Normal held fixed at 0 as the arena holds its anchor; ``joint`` rates
+by margins, house Normal rated like everyone: random tables with plain deals, the matchmaker
+and the drawn tables with duplicate deals, and the matchmaker with each duplicate table
+rated together (:func:`rate_margins_table`); ``covariance`` rates by margins keeping the
+full covariance, house Normal fixed, and the cards' luck of a duplicate table estimated
+(:class:`Covariance`); ``floating`` rates as the arena does but moves house Normal like
+every participant (:func:`rate_all`), the matchmaker with duplicate deals.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 import random
 import statistics
 import time
@@ -72,7 +83,6 @@ from arena.matchmaker import (
     Member,
     Table,
     choose_tables,
-    neediest,
     random_tables,
     take_seats,
 )
@@ -166,20 +176,41 @@ class Chooser(Protocol):
     ) -> list[Table]: ...
 
 
+def drawn_host(pool: dict[str, Member]) -> Member | None:
+    """The previous matchmaker's host: the registered member with room of the largest σ,
+    then the fewest rated matches."""
+    hosts = [m for m in pool.values() if not m.house and m.has_room]
+    return min(hosts, key=lambda m: (-m.sigma, m.matches, m.bot_id), default=None)
+
+
+def drawn_tables(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:
+    """An experiment, the arena's matchmaker before it sought the order's doubt: each table
+    around :func:`drawn_host`, its three opponents the members with room whose μ is closest
+    to one point drawn from the host's ``N(μ, σ)``."""
+    return _drawn(members, tables, rng, point_each=False)
+
+
 def spread_tables(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:
-    """An experiment: :func:`~arena.matchmaker.choose_tables` with a point drawn from the
-    host's ``N(μ, σ)`` for each of its three opponents, rather than one point for all three:
-    an uncertain host meets its whole range at every table, a well-known one still meets its
-    own strength."""
+    """An experiment: :func:`drawn_tables` with a point drawn from the host's ``N(μ, σ)`` for
+    each of its three opponents, rather than one point for all three: an uncertain host meets
+    its whole range at every table, a well-known one still meets its own strength."""
+    return _drawn(members, tables, rng, point_each=True)
+
+
+def _drawn(
+    members: Sequence[Member], tables: int, rng: random.Random, *, point_each: bool
+) -> list[Table]:
     pool = {m.bot_id: m for m in members}
     chosen: list[Table] = []
     while len(chosen) < tables:
-        host = neediest(pool)
+        host = drawn_host(pool)
         if host is None:
             break
         seated = [host.bot_id]
-        for _ in range(SEATS - 1):
-            target = rng.gauss(host.mu, host.sigma)
+        target = rng.gauss(host.mu, host.sigma)
+        for seat in range(SEATS - 1):
+            if point_each and seat:
+                target = rng.gauss(host.mu, host.sigma)
             free = [m for m in pool.values() if m.has_room and m.bot_id not in seated]
             if not free:
                 break
@@ -194,6 +225,7 @@ def spread_tables(members: Sequence[Member], *, tables: int, rng: random.Random)
 CHOOSERS: dict[str, Chooser] = {
     "matchmaker": choose_tables,
     "random": random_tables,
+    "drawn": drawn_tables,
     "spread": spread_tables,
 }
 
@@ -241,11 +273,15 @@ RATINGS = {
     "table": ", table rated by total points",
     "table4": ", table rated 4 times by total points",
     "cards": ", rated by the same cards",
+    "joint": ", table rated together",
+    "covariance": ", full covariance",
 }
 """How a duplicate table's 4 matches are rated: each on its own, by its places (the arena);
 the table once, by each participant's total points over the 4 (:func:`as_one_match`), or
 that same result 4 times, as if it were 4 matches; or 4 times, once per seat's cards, by the
-points each participant scored holding them (:func:`by_cards`)."""
+points each participant scored holding them (:func:`by_cards`); with point margins, the table
+once by each participant's points over the 4 (:func:`rate_margins_table`), or each match as it
+comes with the full covariance (:class:`Covariance`, plain tables too)."""
 EXPERIMENTS = {
     "table": [Arm("matchmaker", duplicate=True, rating="table")],
     "cards": [Arm("matchmaker", duplicate=True, rating="cards")],
@@ -269,15 +305,30 @@ EXPERIMENTS = {
     "floating": [
         Arm("matchmaker", duplicate=True, anchored=False),
     ],
+    "drawn": [ARMS[0], ARMS[3], Arm("drawn", duplicate=True)],
+    "joint": [
+        Arm("random", duplicate=False, margins=True, anchored=False),
+        Arm("matchmaker", duplicate=True, margins=True, anchored=False),
+        Arm("drawn", duplicate=True, margins=True, anchored=False),
+        Arm("matchmaker", duplicate=True, rating="joint", margins=True, anchored=False),
+    ],
+    "covariance": [
+        Arm("random", duplicate=False, rating="covariance", margins=True),
+        Arm("matchmaker", duplicate=True, rating="covariance", margins=True),
+        Arm("drawn", duplicate=True, rating="covariance", margins=True),
+        Arm("random", duplicate=True, rating="covariance", margins=True),
+    ],
 }
 """Changes to the arena tried here, not in the arena: a duplicate table rated by total points
 or by the same cards (:data:`RATINGS`); openskill's default ``tau``, with which a bot's σ
 settles where each match's added ``tau²`` cancels what the match taught instead of shrinking
-with its matches (the arena's ratings before they were made drift-free); and a matchmaker
-that draws a point for each opponent (:func:`spread_tables`); and openskill's ``beta`` 2 and 4
-times its default, a match taken as noisier evidence, so σ shrinks more slowly; ratings by
-point margins (:func:`rate_margins`) with house Normal moved or held fixed; and the arena's
-ratings with house Normal moved like everyone (:func:`rate_all`)."""
+with its matches (the arena's ratings before they were made drift-free); the arena's
+matchmaker before it sought doubt (:func:`drawn_tables`) and one that draws a point for each
+opponent (:func:`spread_tables`); openskill's ``beta`` 2 and 4 times its default, a match
+taken as noisier evidence, so σ shrinks more slowly; ratings by point margins
+(:func:`rate_margins`) with house Normal moved or held fixed, a duplicate table rated
+together (:func:`rate_margins_table`) or with the full covariance (:class:`Covariance`); and
+the arena's ratings with house Normal moved like everyone (:func:`rate_all`)."""
 
 
 @contextmanager
@@ -300,6 +351,8 @@ class Job:
     seed: int
     size: int
     matches: int
+    tables: int
+    """The most tables a round seats (the arena's ``GONGZHU_LADDER_TABLES``)."""
 
 
 @dataclass(frozen=True)
@@ -439,6 +492,140 @@ def rate_margins(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
     ]
 
 
+MARGIN_DUPLICATE_NOISE = 124.0
+"""A seat's own noise in points per hand in a participant's total over a duplicate table's
+four rotations: the spread of that total less the table's mean, per hand, is 98 to 106 at
+tables of four equal bots (``--noise 200``; 107 in a first measurement of 60 tables), where
+plain deals give 119 to 124; 107 × √(4/3), as for :data:`MARGIN_NOISE`."""
+
+
+def rate_margins_table(board: dict[str, Rating], logs: Sequence[MatchLog]) -> None:
+    """An experiment: a duplicate table's rotations rated together, by point margins. Every
+    participant held every seat's cards once, so its points per hand over all the rotations
+    compare it with the others without the cards' luck: one :func:`margin_update` of those
+    totals, with the smaller noise of :data:`MARGIN_DUPLICATE_NOISE` over all the table's
+    hands; each match is still counted in its participants' figures."""
+    for log in logs:
+        for seat, info in enumerate(log.seats):
+            board[info.bot_id] = counted(log, seat, board[info.bot_id])
+    players = [info.bot_id for info in logs[0].seats]
+    hands = sum(log.outcome.hands_played for log in logs)  # every participant played them all
+    totals = dict.fromkeys(players, 0)
+    for log in logs:
+        for seat, info in enumerate(log.seats):
+            totals[info.bot_id] += log.outcome.totals[seat]
+    before = [board[b] for b in players]
+    means, variances = margin_update(
+        [r.mu for r in before],
+        [r.sigma**2 for r in before],
+        [totals[b] / hands for b in players],
+        MARGIN_DUPLICATE_NOISE**2 / hands,
+    )
+    for b, mu, variance in zip(players, means, variances, strict=True):
+        board[b] = replace(board[b], mu=mu, sigma=variance**0.5)
+
+
+MARGIN_CARDS_SHARE = 0.3
+"""The share of a seat's noise that its cards' luck makes: what duplicate deals take away
+from a table's variance, 0.21 to 0.38 at tables of four equal bots (``--noise``)."""
+
+
+class Covariance:
+    """An experiment: the margins model (:func:`rate_margins`) with the full covariance of
+    every participant's strength kept, not cut to each one's own variance after a match, so
+    that what a match tells about the *difference* of two participants stays known. House
+    Normal is held fixed at 0, a strength of no uncertainty, which fixes the scale's zero (its
+    covariance with everyone is 0). A duplicate table adds, for the length of its rotations,
+    one unknown per seat: that seat's cards' luck, shared by its rotations (a share
+    :data:`MARGIN_CARDS_SHARE` of a seat's noise), so each rotation is rated as it is played
+    and its cards' luck is taken out as the rotations reveal it."""
+
+    def __init__(self, bots: Sequence[str]) -> None:
+        self.bots = list(bots)
+        self.index = {b: i for i, b in enumerate(self.bots)}
+        prior = [0.0 if b == ANCHOR else MARGIN_SIGMA**2 for b in self.bots]
+        self.mu = [0.0] * len(self.bots)
+        self.cov = [
+            [prior[i] if i == j else 0.0 for j in range(len(prior))] for i in range(len(prior))
+        ]
+
+    def rate_table(self, logs: Sequence[MatchLog], *, duplicate: bool) -> Iterator[MatchLog]:
+        """Rate the table's logs one after another, yielding each once it is rated."""
+        n = len(self.bots)
+        cards = MARGIN_CARDS_SHARE * MARGIN_NOISE**2 if duplicate else 0.0
+        extra = SEATS if duplicate else 0
+        mu = self.mu + [0.0] * extra
+        cov = [row + [0.0] * extra for row in self.cov]
+        hands = logs[0].outcome.hands_played
+        cov += [
+            [cards / hands if j == n + s else 0.0 for j in range(n + extra)] for s in range(extra)
+        ]
+        play = (MARGIN_NOISE**2 - cards) / hands
+        for log in logs:
+            observed = [total / log.outcome.hands_played for total in log.outcome.totals]
+            rows = []
+            for seat, info in enumerate(log.seats):
+                row = [0.0] * (n + extra)
+                row[self.index[info.bot_id]] = 1.0
+                if duplicate:
+                    row[n + seat] = 1.0
+                rows.append(row)
+            # the three differences from the last seat: the table's common term cancels
+            h = [[a - b for a, b in zip(rows[s], rows[-1], strict=True)] for s in range(SEATS - 1)]
+            y = [observed[s] - observed[-1] for s in range(SEATS - 1)]
+            mu, cov = kalman(mu, cov, h, y, play)
+            yield log
+        self.mu, self.cov = mu[:n], [row[:n] for row in cov[:n]]
+
+    def rating(self, bot_id: str) -> tuple[float, float]:
+        i = self.index[bot_id]
+        return self.mu[i], max(self.cov[i][i], 0.0) ** 0.5
+
+
+def kalman(
+    mu: list[float], cov: list[list[float]], h: list[list[float]], y: list[float], noise: float
+) -> tuple[list[float], list[list[float]]]:
+    """The Gaussian posterior after observing ``h·x + e = y``, ``e`` the differences of
+    independent noises of variance ``noise`` from one of them (covariance noise·(I + J))."""
+    size, k = len(mu), len(y)
+    ph = [
+        [sum(cov[i][m] * h[r][m] for m in range(size) if h[r][m]) for r in range(k)]
+        for i in range(size)
+    ]
+    s = [
+        [
+            sum(h[a][m] * ph[m][b] for m in range(size) if h[a][m]) + noise * (1 + (a == b))
+            for b in range(k)
+        ]
+        for a in range(k)
+    ]
+    inverse = invert(s)
+    gain = [
+        [sum(ph[i][c] * inverse[c][r] for c in range(k)) for r in range(k)] for i in range(size)
+    ]
+    innovation = [y[r] - sum(h[r][m] * mu[m] for m in range(size) if h[r][m]) for r in range(k)]
+    means = [mu[i] + sum(gain[i][r] * innovation[r] for r in range(k)) for i in range(size)]
+    after = [
+        [cov[i][j] - sum(gain[i][r] * ph[j][r] for r in range(k)) for j in range(size)]
+        for i in range(size)
+    ]
+    return means, after
+
+
+def invert(matrix: list[list[float]]) -> list[list[float]]:
+    """The inverse of a small positive definite matrix, by Gauss-Jordan elimination."""
+    size = len(matrix)
+    rows = [row[:] + [float(i == j) for j in range(size)] for i, row in enumerate(matrix)]
+    for col in range(size):
+        pivot = rows[col][col]
+        rows[col] = [v / pivot for v in rows[col]]
+        for r in range(size):
+            if r != col:
+                factor = rows[r][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
+    return [row[size:] for row in rows]
+
+
 def places_by(points: Sequence[int]) -> tuple[int, int, int, int]:
     """Places by points, most first; equal points share a place."""
     a, b, c, d = (1 + sum(other > mine for other in points) for mine in points)
@@ -495,18 +682,38 @@ def run(job: Job) -> RunResult:
     rng = random.Random(f"tables:{job.seed}")
     secret = hashlib.sha256(f"ladder:{job.seed}".encode()).digest()
     choose = CHOOSERS[job.arm.tables]
+    covariance = Covariance(list(board)) if job.arm.rating == "covariance" else None
     taus: list[tuple[int, float]] = []
     played = faults = rounds = 0
     with rating_model(job.arm):
         while played < job.matches:
             rounds += 1
-            for t, table in enumerate(choose(members(order, board), tables=job.size, rng=rng)):
+            for t, table in enumerate(choose(members(order, board), tables=job.tables, rng=rng)):
                 if played >= job.matches:
                     break
                 logs = play_table(
                     table, entrants, secret, f"r{rounds}t{t + 1}", duplicate=job.arm.duplicate
                 )
                 faults += sum(sum(log.faults) for log in logs)
+                if covariance is not None:
+                    for log in covariance.rate_table(logs, duplicate=job.arm.duplicate):
+                        for seat, info in enumerate(log.seats):
+                            board[info.bot_id] = counted(log, seat, board[info.bot_id])
+                        for b in board:
+                            mu, sigma = covariance.rating(b)
+                            board[b] = replace(board[b], mu=mu, sigma=sigma)
+                        played += 1
+                        taus.append(
+                            (played, kendall_tau([board[e.bot_id].conservative for e in order]))
+                        )
+                    continue
+                if job.arm.rating == "joint":
+                    rate_margins_table(board, logs)
+                    played += len(logs)
+                    taus.append(
+                        (played, kendall_tau([board[e.bot_id].conservative for e in order]))
+                    )
+                    continue
                 for log, matches in to_rate(logs, job.arm.rating):
                     rate_match(board, log, job.arm)
                     played += matches
@@ -577,15 +784,21 @@ def median_of(results: Sequence[RunResult], arm: Arm, measure: str) -> int | Non
 MEASURES = {"first": "first reaches", "settled": "holds for good"}
 
 
+def baseline_of(arm: Arm) -> Arm:
+    """Random tables with plain deals, each match rated on its own by the arm's model."""
+    rating = arm.rating if arm.rating == "covariance" else "match"
+    return Arm("random", duplicate=False, rating=rating, margins=arm.margins, anchored=arm.anchored)
+
+
 def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
-    """Each matchmaker-with-duplicate-deals arm's median matches to τ ≥ target over those of
-    random tables with plain deals, as the arena rates, on both measures (the goal is on the
-    first arm)."""
-    baseline = ARMS[3]
+    """Each arm of chosen tables with duplicate deals: its median matches to τ ≥ target over
+    those of random tables with plain deals rated by the same model (:func:`baseline_of`; the
+    arena's when that arm is not run), on both measures (the goal is on the first arm)."""
     lines = []
     for arm in arms:
-        if arm.tables != "matchmaker" or not arm.duplicate:
+        if arm.tables == "random" or not arm.duplicate:
             continue
+        baseline = baseline_of(arm) if baseline_of(arm) in arms else ARMS[3]
         for measure, said in MEASURES.items():
             ours, theirs = median_of(results, arm, measure), median_of(results, baseline, measure)
             head = f"{arm.name} ÷ {baseline.name}, {said}"
@@ -603,6 +816,8 @@ def order_lines(results: Sequence[RunResult], size: int) -> list[str]:
     """Every entrant's final μ averaged over the runs of the arena's own four arms (the
     experiments' ratings are left out), and whether it falls as p grows."""
     arena = [r for r in results if r.job.arm in ARMS]
+    if not arena:
+        return ["Final μ: none of the first four arms ran"]
     order = field(size)
     means = [statistics.fmean(r.final_mu[i] for r in arena) for i in range(size)]
     shown = ", ".join(f"{e.bot_id} {mu:.2f}" for e, mu in zip(order, means, strict=True))
@@ -616,6 +831,44 @@ def order_lines(results: Sequence[RunResult], size: int) -> list[str]:
         f"Final μ, mean of the {len(arena)} runs of the first four arms: {shown}",
         f"μ falls as p grows: {verdict}",
     ]
+
+
+NOISE_P = (0.2, 0.6)
+"""The bots' random-card probabilities at which ``--noise`` measures."""
+
+
+def table_spread(p: float, tables: int, *, duplicate: bool) -> float:
+    """The spread (standard deviation) of a participant's points over a table's rotations
+    less the table's mean, per hand (÷ √hands), at tables of four bots all of random-card
+    probability ``p``: pure noise, as the four are equally strong."""
+    entrants = {f"bot_{i}": Entrant(f"bot_{i}", p) for i in range(SEATS)}
+    table = ("bot_0", "bot_1", "bot_2", "bot_3")
+    spread = []
+    for t in range(tables):
+        secret = hashlib.sha256(f"noise:{p}:{t}".encode()).digest()
+        logs = play_table(table, entrants, secret, f"n{t}", duplicate=duplicate)
+        totals = dict.fromkeys(table, 0)
+        for log in logs:
+            for seat, info in enumerate(log.seats):
+                totals[info.bot_id] += log.outcome.totals[seat]
+        mean = sum(totals.values()) / SEATS
+        spread += [(v - mean) / math.sqrt(ROTATIONS * HANDS) for v in totals.values()]
+    return statistics.pstdev(spread)
+
+
+def noise_lines(tables: int) -> list[str]:
+    """How much of a table's noise duplicate deals take away, at each of :data:`NOISE_P`."""
+    lines = [
+        f"A participant's points over a table less the table's mean, per hand, at {tables} "
+        "tables of four equal bots each way:",
+        "| p | plain deals | duplicate deals | duplicate ÷ plain, variance |",
+        "|---:|---:|---:|---:|",
+    ]
+    for p in NOISE_P:
+        plain = table_spread(p, tables, duplicate=False)
+        duplicate = table_spread(p, tables, duplicate=True)
+        lines.append(f"| {p:g} | {plain:.1f} | {duplicate:.1f} | {(duplicate / plain) ** 2:.2f} |")
+    return lines
 
 
 def run_all(jobs: Sequence[Job], workers: int) -> list[RunResult]:
@@ -646,22 +899,48 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, help="independent runs per arm")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument(
+        "--tables",
+        type=int,
+        help="the most tables a round seats (default: as many as the members' room allows)",
+    )
+    parser.add_argument(
         "--experiment",
         choices=EXPERIMENTS,
         action="append",
         default=[],
         help="add an experiment's arms (repeatable)",
     )
+    parser.add_argument(
+        "--noise",
+        type=int,
+        metavar="TABLES",
+        help="only measure how much duplicate deals take from a table's noise, at TABLES tables",
+    )
+    parser.add_argument(
+        "--no-arena-arms",
+        action="store_true",
+        help="run only the experiments' arms (the arena's four are not run unless named)",
+    )
     args = parser.parse_args(argv)
+    if args.noise:
+        print("\n".join(noise_lines(args.noise)))
+        return
+    if args.tables is not None and args.tables < 1:
+        parser.error("--tables: at least 1")
     if args.size < 5:
         parser.error("--size: a ladder needs at least 5 bots")
     matches = args.matches or (QUICK_MATCHES if args.quick else FULL_MATCHES)
     seeds = args.seeds or (QUICK_SEEDS if args.quick else FULL_SEEDS)
-    arms = [*ARMS, *(arm for name in args.experiment for arm in EXPERIMENTS[name])]
-    jobs = [Job(arm, seed, args.size, matches) for seed in range(1, seeds + 1) for arm in arms]
+    named = [arm for name in args.experiment for arm in EXPERIMENTS[name]]
+    arms = list(dict.fromkeys(named if args.no_arena_arms else [*ARMS, *named]))
+    tables = args.tables or args.size
+    jobs = [
+        Job(arm, seed, args.size, matches, tables) for seed in range(1, seeds + 1) for arm in arms
+    ]
+    per_round = f"at most {tables} tables" if args.tables else "tables until nobody has room"
     print(
-        f"{args.size} bots, {matches:,} rated matches of {HANDS} hands per run, {seeds} seeds "
-        f"per arm, {args.jobs} processes",
+        f"{args.size} bots, {per_round} a round, {matches:,} rated matches of {HANDS} hands "
+        f"per run, {seeds} seeds per arm, {args.jobs} processes",
         flush=True,
     )
     started = time.perf_counter()

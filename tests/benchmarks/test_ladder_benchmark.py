@@ -4,10 +4,11 @@ matches: this checks that it works, not how fast the order becomes right)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
-from arena.matchmaker import Member
+from arena.matchmaker import Member, Table, choose_tables
 from arena.ratings import rate, starting_rating
 from arena.records import Rating
 from benchmarks import ladder
@@ -134,3 +135,88 @@ def test_house_normal_moves_in_the_experiments_that_rate_it_like_everyone(
     openskill = [starting_rating(s.bot_id, "1", None) for s in log.seats]
     assert rate(log, openskill)[0].mu == openskill[0].mu  # the arena's anchor
     assert ladder.rate_all(log, openskill)[0].mu != openskill[0].mu
+
+
+def test_drawn_tables_seat_distinct_members_within_their_room() -> None:
+    members = [Member(f"bot_{i}", 20.0 + i, 8.0 - i / 4, i, room=1) for i in range(9)]
+    members.append(Member("house:normal", 25.0, 1.0, 99, house=True))
+    for seed in range(5):
+        tables = ladder.drawn_tables(members, tables=9, rng=random.Random(seed))
+        assert len(tables) in (2, 3) and all(len(set(t)) == 4 for t in tables)
+        assert "bot_0" in tables[0]  # the largest σ hosts first
+        seated = [b for t in tables for b in t if b != "house:normal"]
+        assert len(seated) == len(set(seated))
+
+
+def test_the_full_covariance_update_of_one_match_has_the_margin_updates_means(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    log = duplicate_logs[1]  # house Normal in seat 3
+    covariance = ladder.Covariance(["house:normal", "bot_p25", "bot_p50", "bot_p75"])
+    [rated] = covariance.rate_table([log], duplicate=False)
+    assert rated is log
+    before = [0.0 if s.bot_id == "house:normal" else ladder.MARGIN_SIGMA**2 for s in log.seats]
+    hands = log.outcome.hands_played
+    means, variances = ladder.margin_update(
+        [0.0] * 4, before, [t / hands for t in log.outcome.totals], ladder.MARGIN_NOISE**2 / hands
+    )
+    for seat, info in enumerate(log.seats):
+        mu, sigma = covariance.rating(info.bot_id)
+        assert mu == pytest.approx(means[seat])
+        assert sigma == pytest.approx(variances[seat] ** 0.5)  # one match: nothing cut yet
+    assert covariance.rating("house:normal") == (0.0, 0.0)  # the anchor does not move
+
+
+def test_a_duplicate_tables_shared_cards_luck_is_taken_out(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    bots = ["house:normal", "bot_p25", "bot_p50", "bot_p75"]
+    plain, duplicate = ladder.Covariance(bots), ladder.Covariance(bots)
+    assert len(list(plain.rate_table(duplicate_logs, duplicate=False))) == 4
+    assert len(list(duplicate.rate_table(duplicate_logs, duplicate=True))) == 4
+    for bot in bots[1:]:  # the luck rated as such: the four results tell more
+        assert duplicate.rating(bot)[1] < plain.rating(bot)[1]
+    assert len(duplicate.mu) == len(bots)  # the seats' luck is dropped with the table
+
+
+def test_a_table_rated_together_moves_by_its_total_points(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    board = {b: Rating(b, 0.0, ladder.MARGIN_SIGMA) for b in TABLE}
+    ladder.rate_margins_table(board, duplicate_logs)
+    totals = dict.fromkeys(TABLE, 0)
+    for log in duplicate_logs:
+        for seat, info in enumerate(log.seats):
+            totals[info.bot_id] += log.outcome.totals[seat]
+    hands = 4 * duplicate_logs[0].outcome.hands_played
+    means, _ = ladder.margin_update(
+        [0.0] * 4,
+        [ladder.MARGIN_SIGMA**2] * 4,
+        [totals[b] / hands for b in TABLE],
+        ladder.MARGIN_DUPLICATE_NOISE**2 / hands,
+    )
+    assert [board[b].mu for b in TABLE] == pytest.approx(means)
+    assert all(board[b].matches == 4 for b in TABLE)
+
+
+def test_noise_prints_plain_and_duplicate_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
+    ladder.main(["--noise", "2"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0.")]
+    assert [row.split(" | ")[0] for row in rows] == ["| 0.2", "| 0.6"]
+
+
+def test_a_round_seats_at_most_the_tables_asked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[int] = []
+
+    def recorded(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:
+        asked.append(tables)
+        return choose_tables(members, tables=tables, rng=rng)
+
+    monkeypatch.setitem(ladder.CHOOSERS, "matchmaker", recorded)
+    ladder.run(ladder.Job(ladder.ARMS[0], 1, 12, 8, 1))
+    ladder.run(ladder.Job(ladder.ARMS[0], 1, 12, 8, 12))
+    assert asked == [1, 1, 12]  # one table a round: 2 rounds; room for 3 tables: 1 round
+    ladder.main(["--size", "6", "--matches", "4", "--seeds", "1", "--jobs", "1", "--tables", "1"])
+    assert "at most 1 tables a round" in capsys.readouterr().out

@@ -1,15 +1,15 @@
-"""Choosing the ladder's tables (:mod:`arena.matchmaker`): the neediest first, close ratings,
-never past a bot's room, four distinct members with a registered host, reproducible."""
+"""Choosing the ladder's tables (:mod:`arena.matchmaker`): the members whose order is most in
+doubt first, with those they are most in doubt with, never past a bot's room, four distinct
+members with a registered host, reproducible."""
 
 from __future__ import annotations
 
 import random
-import statistics
 from collections import Counter
 
 import pytest
 
-from arena.matchmaker import Member, choose_tables, random_tables
+from arena.matchmaker import Member, choose_tables, doubts, order_doubt, random_tables
 
 HOUSE = [
     Member("house:easy", 18.0, 2.0, 500, house=True),
@@ -41,7 +41,12 @@ def test_no_member_is_seated_past_its_room_and_house_bots_have_no_limit() -> Non
     for choose in (choose_tables, random_tables):
         chosen = choose(full, tables=5, rng=random.Random(2))
         assert chosen and all("busy" not in t and "over" not in t for t in chosen)
-    assert sum(seated[h.bot_id] for h in HOUSE) > 3  # house bots sit at several tables
+    busy = Counter(
+        b
+        for t in choose_tables([*_field(12, room=2), *HOUSE], tables=6, rng=random.Random(1))
+        for b in t
+    )
+    assert max(busy[h.bot_id] for h in HOUSE) > 1  # a house bot sits at several tables
 
 
 def test_the_neediest_bot_is_seated_first() -> None:
@@ -72,14 +77,43 @@ def test_a_settled_bot_meets_bots_of_its_own_strength() -> None:
     assert max(gaps) <= 3.0  # its three nearest, give or take its small uncertainty
 
 
-def test_an_uncertain_bot_meets_strengths_across_its_range() -> None:
+def test_order_doubt_is_the_chance_that_the_one_shown_higher_is_the_weaker() -> None:
+    level = [Member("a", 25.0, 3.0, 9), Member("b", 25.0, 3.0, 9)]
+    assert order_doubt(*level) == pytest.approx(0.5)
+    apart = [Member("a", 40.0, 1.0, 9), Member("b", 10.0, 1.0, 9)]
+    assert order_doubt(*apart) < 1e-9 and order_doubt(*reversed(apart)) < 1e-9
+    # a strong new bot shown below a weaker settled one (μ − 3σ: 10 against 19)
+    shown_low = [Member("new", 35.0, 8.33, 0), Member("old", 25.0, 2.0, 90)]
+    assert order_doubt(*shown_low) == pytest.approx(0.878, abs=0.001)
+    assert order_doubt(Member("a", 25.0, 0.0, 9), Member("b", 25.0, 0.0, 9)) == 0.0
+    field = [*level, Member("far", 90.0, 1.0, 9)]
+    assert doubts(field) == pytest.approx({"a": 0.5, "b": 0.5, "far": 0.0})
+
+
+def test_an_uncertain_bot_meets_those_it_is_most_likely_shown_wrongly_against() -> None:
     field = [Member(f"bot_{i:02}", float(i), 1.0, 100, room=100) for i in range(40)]
-    host = Member("host", 20.0, 8.0, 0, room=100)
-    means = []
-    for seed in range(40):
+    host = Member("host", 20.0, 8.0, 0, room=100)  # shown at -4, below every bot
+    for seed in range(5):
         [table] = choose_tables([host, *field], tables=1, rng=random.Random(seed))
-        means.append(statistics.fmean(float(b[4:]) for b in table if b != "host"))
-    assert statistics.pstdev(means) > 4.0  # spread like its sigma, not stuck at 20
+        # weak bots: shown above the host, and most likely weaker than it
+        assert "host" in table and all(float(b[4:]) < 5 for b in table if b != "host")
+
+
+def test_a_bot_whose_place_is_sure_waits_while_others_are_in_doubt() -> None:
+    close = [Member(f"bot_{i}", 25.0 + i / 2, 2.0, 40, room=1) for i in range(4)]
+    sure = Member("sure", 60.0, 1.0, 40, room=1)  # far above everyone, and settled
+    for seed in range(5):
+        [table] = choose_tables([sure, *close, *HOUSE], tables=1, rng=random.Random(seed))
+        assert "sure" not in table
+    tables = choose_tables([sure, *close, *HOUSE], tables=3, rng=random.Random(0))
+    assert "sure" in tables[2]  # once the others are seated, it plays
+
+
+def test_a_bot_with_room_for_two_tables_meets_other_bots_at_its_second() -> None:
+    members = [*_field(8, room=2), *HOUSE]
+    for seed in range(5):
+        tables = choose_tables(members, tables=8, rng=random.Random(seed))
+        assert len(set(map(frozenset, tables))) == len(tables)  # no table twice in a round
 
 
 def test_the_same_members_and_seed_give_the_same_tables() -> None:
@@ -111,3 +145,14 @@ def test_random_tables_respect_room_and_seat_everyone_with_room() -> None:
         }
         assert all(len(set(t)) == 4 for t in tables)
     assert len(random_tables(members, tables=2, rng=random.Random(0))) == 2
+
+
+def test_on_equal_doubt_the_less_certain_bot_hosts() -> None:
+    # every μ at 25: every pair's doubt is one half, whatever the σ
+    level = [Member(f"settled{i}", 25.0, 3.0, 0, room=1) for i in range(6)]
+    anchor = Member("house:normal", 25.0, 1.0, 500, house=True)
+    new = Member("new", 25.0, 8.33, 0, room=1)
+    assert set(doubts([new, *level, anchor]).values()) == {3.5}
+    for seed in range(5):
+        [table] = choose_tables([*level, new, anchor], tables=1, rng=random.Random(seed))
+        assert "new" in table
