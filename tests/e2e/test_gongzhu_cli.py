@@ -15,6 +15,7 @@ from arena.context import Arena
 from arena.match_loop import InProcessSeat, play_match
 from arena.records import Format, TournamentSpec
 from arena.redis_server import start_redis
+from arena.store import store as store_module
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
 from referee import Game, Rules
@@ -24,7 +25,7 @@ from service import Config, create_app
 from service.cli import main
 from tests.bot_sdk.bot_sdk_support import running
 from tests.pages.pages_support import serving
-from tests.workers.test_gauntlets import play_out
+from tests.workers.test_gauntlets import SECRET, play_out
 
 TOKEN = "cli-operator-token"
 
@@ -111,9 +112,10 @@ def test_an_owner_enters_the_ladder_and_reads_its_versions(arena_url: str) -> No
 
 
 def test_a_gauntlet_is_started_followed_and_cannot_be_cancelled_once_over(
-    served: tuple[str, Config],
+    served: tuple[str, Config], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     arena_url, config = served
+    monkeypatch.setattr(store_module, "draw_secret", lambda: SECRET)  # the same deals each run
     with running(make_app(LowestCard, None, verify_signatures=False)) as bot_url:
         register = ["bots", "register", "lowbot", bot_url, "--contact", "me@x.org"]
         out = gongzhu(*register, "--url", arena_url)

@@ -4,7 +4,10 @@ answer back) times out; its owner files a dispute; the evidence shows when the r
 out, when the answer came in and which deadline expired; an upheld ruling voids the match and
 plays it again once, its standings and ratings changed once however often (or however
 interrupted) the remedy's job runs; a rejected ruling changes nothing; another owner's dispute
-is refused; and the amended result verifies with the ruling."""
+is refused; and the amended result verifies with the ruling.
+
+The tournament is played once for the module: each test starts from it as it was played (the
+database and the archive put back, a fresh bot behind the same slow network)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,7 @@ from click.testing import CliRunner
 from rq.job import Job
 
 from arena import disputes
+from arena.config import Config
 from arena.context import Arena
 from arena.errors import AlreadyDisputedError, NotAllowedError, WrongStateError
 from arena.queue import MATCH_RETRIES, match_job_id
@@ -45,10 +50,11 @@ from replays.rulings import RulingError, check_amended
 from replays.upgrade import read_log
 from service import create_app
 from tests.bot_sdk.bot_sdk_support import running
-from tests.workers.conftest import environment, start_worker_process, stop_workers
+from tests.workers.conftest import arena_config, environment, start_worker_process, stop_workers
 from tests.workers.crashes import horse_of, recovery_bound_s, sigkill, wait_for
+from tests.workers.snapshots import Snapshot
 from tests.workers.stalling_worker import MARK_ENV, STALL_AT_ENV
-from tests.workers.test_transport_timing import shimmed
+from tests.workers.test_transport_timing import Shim, _port, shimmed
 from workers.jobs import apply_remedy, build_evidence, run_match, run_tournament
 
 TC = TimeControl(decision_ms=300, bank_ms=300, fault_limit=3)
@@ -57,20 +63,33 @@ DELAY_S = 1.5
 """How long the shim holds each answer back: longer than the decision's limit and bank."""
 
 
-@pytest.fixture
-def played(
-    config: Any, store: Store, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[Arena, str, str]]:
+@dataclass(frozen=True)
+class Played:
+    """The module's tournament, played once."""
+
+    config: Config
+    shim: Shim
+    """The slow network: each test puts its own bot behind it."""
+    snapshot: Snapshot
+    """The database and the archive once the tournament was played."""
+    tournament_id: str
+    bot_id: str
+
+
+@pytest.fixture(scope="module")
+def tournament(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     """A rated tournament of one table (the slow bot and the three house bots, two matches of
-    one hand), played; yields the arena, the tournament and the slow bot."""
-    for name, value in environment(config).items():
-        monkeypatch.setenv(name, value)
-    arena = Arena(config, store)
-    with ExitStack() as stack:
-        url = stack.enter_context(running(make_app(LowestCard, "s3cret")))
-        port = int(url.split(":")[2].split("/", maxsplit=1)[0])
+    one hand), played, and its state saved."""
+    directory = tmp_path_factory.mktemp("disputes")
+    config = arena_config(redis_server, directory)
+    store = Store.from_config(config)
+    store.redis.flushdb()
+    with ExitStack() as stack, pytest.MonkeyPatch.context() as patch:
+        for name, value in environment(config).items():
+            patch.setenv(name, value)
         # the answer's first 12 bytes ("HTTP/1.1 200") at once, the rest DELAY_S later
-        shim = stack.enter_context(shimmed(port, delay_s=DELAY_S, prompt=12))
+        shim = stack.enter_context(shimmed(0, delay_s=DELAY_S, prompt=12))
+        shim.target = _port(stack.enter_context(running(make_app(LowestCard, "s3cret"))))
         bot, _ = store.create_bot(
             name="slow-network", endpoint=shim.url, description="", contact="a@example.com",
             version="1", secret="s3cret",
@@ -89,7 +108,24 @@ def played(
         run_tournament(tournament_id)
         for match in _matches(store, tournament_id):
             run_match(match.id)
-        yield arena, tournament_id, bot.id
+        snapshot = Snapshot.take(config.redis_url, Path(config.archive), directory / "saved")
+        yield Played(config, shim, snapshot, tournament_id, bot.id)
+
+
+@pytest.fixture
+def config(tournament: Played) -> Config:
+    """The played tournament's configuration, its database and archive as they were played."""
+    tournament.snapshot.restore()
+    return tournament.config
+
+
+@pytest.fixture
+def played(
+    tournament: Played, config: Config, store: Store, stack: ExitStack
+) -> tuple[Arena, str, str]:
+    """The arena, the tournament and the slow bot (a fresh one: it remembers no answer)."""
+    tournament.shim.target = _port(stack.enter_context(running(make_app(LowestCard, "s3cret"))))
+    return Arena(config, store), tournament.tournament_id, tournament.bot_id
 
 
 def _matches(store: Store, tournament_id: str) -> list[Any]:

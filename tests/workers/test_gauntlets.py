@@ -3,6 +3,7 @@ real bot servers on loopback (test_gauntlet_crash.py kills a real worker's horse
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import ExitStack
 
 import pytest
@@ -14,9 +15,20 @@ from arena.errors import InvalidError, NotAllowedError, TooManyError
 from arena.queue import match_job_id
 from arena.records import OPERATOR, BotStatus, MatchStatus, TournamentStatus
 from arena.store import Store
+from arena.store import store as store_module
 from bot_sdk.sequential import MIN_DEALS, Verdict
 from referee import Rules, Variant
 from tests.workers.ladder_support import enter
+
+SECRET = hashlib.sha256(b"0").digest()
+"""The deal secret of the gauntlets of Normal against the lowest card (drawn at random
+otherwise): deals on which Normal is called better after 12 deals (on another secret's, 36).
+Each run then plays the same deals, in the same time."""
+
+
+@pytest.fixture
+def fixed_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "draw_secret", lambda: SECRET)
 
 
 def _queued(arena: Arena) -> list[str]:
@@ -38,6 +50,7 @@ def play_out(arena: Arena, gauntlet_id: str, *, limit: int = 400) -> list[str]:
     return played
 
 
+@pytest.mark.usefixtures("fixed_deals")
 def test_a_stronger_candidate_is_called_better_deal_by_deal(
     config: Config, store: Store, stack: ExitStack
 ) -> None:
@@ -118,6 +131,7 @@ def test_a_crash_before_moving_on_is_caught_up_by_the_retry_and_the_sweep(
     assert store.get_tournament(shown.id).done == 2  # type: ignore[union-attr]  # recorded once
 
 
+@pytest.mark.usefixtures("fixed_deals")
 def test_a_failed_rotation_voids_its_deal_and_the_next_is_dealt(
     config: Config, store: Store, stack: ExitStack
 ) -> None:

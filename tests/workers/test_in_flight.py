@@ -1,8 +1,8 @@
 """One worker process keeps many matches in flight (``GONGZHU_MATCHES_PER_WORKER``, its work
 horse's threads, :mod:`workers.stable`): with bots that answer after 50 ms, at least 50 matches
 are asked a decision at the same instant; the horse SIGKILLed right then, its worker puts back
-every match it had in flight at once, and each match is recorded exactly once. One real worker
-process plays one tournament for the module's tests."""
+every match it had in flight at once (its log names each), and each match is recorded exactly
+once. One real worker process plays one tournament for the module's tests."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from rq import Queue
+from rq import Queue, Worker
 from rq.job import Job
 
 from arena.config import Config, ConfigError
@@ -42,6 +43,8 @@ IN_FLIGHT = 64
 """The worker's ``GONGZHU_MATCHES_PER_WORKER``, and the tournament's matches (1 table, 16 deals
 in 4 rotations)."""
 AT_ONCE = 50
+PUT_BACK = "failed (Work-horse terminated unexpectedly"
+"""What the worker logs for each job it puts back after its horse died (the sweep does not)."""
 
 
 class CountingBot:
@@ -78,6 +81,7 @@ class Run:
     """The most decisions the bots were asked at once."""
     requeued_s: float
     """From the kill until every killed match was queued again."""
+    worker_log: Path
     accounting: Accounting
     stuck: list[str]
     """Job ids left in rq's intermediate list (taken from the queue, never started) once done."""
@@ -100,7 +104,7 @@ def store(config: Config) -> Store:
 
 
 @pytest.fixture(scope="module")
-def run(config: Config, store: Store) -> Iterator[Run]:
+def run(config: Config, store: Store, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     """Two bots on one server (a thread per request) and two house bots at one table: 64
     matches on one worker process; its horse SIGKILLed once 50 decisions are asked at once."""
     bot = CountingBot()
@@ -119,9 +123,10 @@ def run(config: Config, store: Store) -> Iterator[Run]:
             participants.append(created.id)
         participants += ["house:easy", "house:normal"]
         tournament_id = _planned(config, store, participants, IN_FLIGHT)  # before the worker
-        worker = start_worker_process(config)
+        worker_log = tmp_path_factory.mktemp("in-flight-worker") / "worker.log"
+        worker = start_worker_process(config, output=stack.enter_context(worker_log.open("wb")))
         stack.callback(stop_workers, [worker])
-        killed = _stopped_with_fifty_running(store, tournament_id, horse_of(worker.pid, 60))
+        killed = _stopped_with_fifty_running(config, store, tournament_id, worker.pid)
         sigkill(horse_of(worker.pid))
         requeued_s = wait_for(
             lambda: all(_retries_left(store, m) < MATCH_RETRIES for m in killed),
@@ -132,7 +137,15 @@ def run(config: Config, store: Store) -> Iterator[Run]:
         accounting = account(store, tournament_id)
         stuck = _queue(config, store).intermediate_queue.get_job_ids()
         yield Run(
-            tournament_id, killed, bot.peak, requeued_s, accounting, stuck, participants, worker
+            tournament_id,
+            killed,
+            bot.peak,
+            requeued_s,
+            worker_log,
+            accounting,
+            stuck,
+            participants,
+            worker,
         )
 
 
@@ -151,6 +164,8 @@ def test_a_killed_horse_has_every_match_it_had_in_flight_played_again_once(
 ) -> None:
     print(f"the {len(run.killed)} killed matches were queued again {run.requeued_s:.1f} s on")
     assert run.requeued_s < config.abandoned_after_s  # by the worker: the sweep waits longer
+    put_back = run.worker_log.read_text()  # and the worker says it put back each of them
+    assert [m for m in run.killed if f"job {match_job_id(m)} {PUT_BACK}" not in put_back] == []
     assert (run.accounting.planned, run.accounting.recorded) == (IN_FLIGHT, IN_FLIGHT)
     assert (run.accounting.lost, run.accounting.duplicated) == (0, 0)
     logs = _logs(config, store, run.tournament_id)  # sealed, and each verifies
@@ -181,19 +196,36 @@ def test_a_worker_asked_to_stop_finishes_its_matches_in_flight_and_takes_no_more
     assert _queue(config, store).count == 8 + 1  # its matches and its own job
 
 
-def _stopped_with_fifty_running(store: Store, tournament_id: str, horse: int) -> set[str]:
-    """The matches running in ``horse``, once it is stopped (SIGSTOP) with 50 of them."""
+def _stopped_with_fifty_running(
+    config: Config, store: Store, tournament_id: str, worker: int
+) -> set[str]:
+    """The matches running in the worker's horse, once it is stopped (SIGSTOP) with 50 of them
+    and no job caught between rq's dequeue and the horse's registering it: such a job is on no
+    one's books but rq's intermediate list, whose sweep queues it again only a minute on. (The
+    horse is looked up then: the tournament's job may have had a horse of its own.)"""
     while True:
         wait_for(
             lambda: len(running_matches(store, tournament_id)) >= AT_ONCE,
             120,
             f"{AT_ONCE} matches in flight",
         )
+        horse = horse_of(worker)
         os.kill(horse, signal.SIGSTOP)  # nothing it plays changes until it is killed
         running = set(running_matches(store, tournament_id))
-        if len(running) >= AT_ONCE:
+        if len(running) >= AT_ONCE and not _taken_unregistered(config, store):
             return running
-        os.kill(horse, signal.SIGCONT)  # one finished meanwhile: look again
+        os.kill(horse, signal.SIGCONT)  # one finished, or one is being taken: look again
+
+
+def _taken_unregistered(config: Config, store: Store) -> set[str]:
+    """Job ids taken from the queue for which no worker has an execution yet."""
+    queue = _queue(config, store)
+    registered = {
+        execution.job_id
+        for worker in Worker.all(queue=queue)
+        for execution in worker.get_current_executions(refresh=True)
+    }
+    return set(queue.intermediate_queue.get_job_ids()) - registered
 
 
 def _planned(config: Config, store: Store, participants: list[str], matches: int) -> str:
