@@ -35,7 +35,7 @@ UNDER_GEVENT = textwrap.dedent(
     gevent.sleep(0.05)
     before = len(ticks)
     call = run_cpu_bound if sys.argv[1] == "offloaded" else lambda f, *a: f(*a)
-    assert call(compute, 0.5) == "done"
+    assert call(compute, 1.0) == "done"
     print(len(ticks) - before)
     """
 )
@@ -54,10 +54,11 @@ def _ticks_while_computing(how: str) -> int:
 
 
 def test_under_gevent_other_greenlets_go_on_while_the_work_runs() -> None:
-    """0.5 s of computing: run directly it stops the loop (no tick); offloaded, the ticker,
-    which wakes every 10 ms, keeps going."""
+    """1 s of computing: run directly it stops the loop (no tick); offloaded, the ticker,
+    which wakes every 10 ms, keeps going (a hundred ticks on an idle machine; a loaded one
+    gives it fewer, so a few are asked for)."""
     assert _ticks_while_computing("direct") <= 1
-    assert _ticks_while_computing("offloaded") >= 10
+    assert _ticks_while_computing("offloaded") >= 5
 
 
 def test_without_gevent_the_work_simply_runs() -> None:
