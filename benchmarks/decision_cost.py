@@ -76,7 +76,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", default="ed784a3", help="the earlier revision (git)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--hands", default="1,20", help="hands per match, comma-separated")
+    parser.add_argument(
+        "--hands", default="1,20", help="hands per match, comma-separated (none: '')"
+    )
     parser.add_argument("--decisions", type=int, default=1000, help="decisions per figure")
     parser.add_argument("--logs", type=int, default=40, help="random matches to verify")
     parser.add_argument("--jobs", type=int, default=1, help="also verify in this many processes")
@@ -101,7 +103,7 @@ def compare(args: argparse.Namespace) -> None:
     from benchmarks.arena import start_bot_server, stop_server
     from benchmarks.layers import archive
 
-    hands = [int(h) for h in args.hands.split(",")]
+    hands = [int(h) for h in args.hands.split(",") if h]
     with tempfile.TemporaryDirectory(prefix="gz-decisions-") as directory:
         workdir = Path(directory)
         earlier = workdir / "earlier"
