@@ -7,11 +7,13 @@ gives the bytes stored per hand (indented JSON, canonical JSON, and each codec: 
 arena stored logs until the archive, zstd without and with the trained dictionary, the stored
 form with the rebuilt fields left out, the cache's quick copy) and hands per second for
 verification with and without rebuilding the requests, for packing, for reading each stored
-form back, and for schema validation (best of ``--rounds``).
+form back, for schema validation, and for all that ``python -m replays verify`` checks of a
+log's JSON (best of ``--rounds``, one process: a core's).
 
     python benchmarks/replays.py                  # 100 matches (or python -m benchmarks.replays)
     python benchmarks/replays.py --matches 20 --rounds 1
     python benchmarks/replays.py --matches 100 --seed 7 --train-dictionary replays/dictionaries
+    python benchmarks/replays.py --matches 100 --write logs/   # then: python -m replays verify
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from arena.exchange import Exchange
 from arena.match_loop import Reply, play_match
 from bot_sdk.protocol import DecisionRequest, Status, answer_of, encode
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
+from replays.cli import LogCheck
 from replays.deals import DealSource
 from replays.integrity import canonical, generate_key, pack, seal, unpack, unpacked_json
 from replays.log import Connection, MatchLog, SeatInfo, TimeControl
@@ -130,6 +133,7 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
     sealed: list[dict[str, Any]] = [seal(log.to_json(), key, key_id="bench") for log in logs]
     zlibbed = [zlib.compress(canonical(data), 9) for data in sealed]
     stored = [pack(data) for data in sealed]
+    texts = [json.dumps(data).encode() for data in sealed]
     cached = [whole(blob) for blob in stored]
     hands = sum(len(log.hands) for log in logs)
     decisions = sum(len(hand.decisions) for log in logs for hand in log.hands)
@@ -160,6 +164,7 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
         ),
         "unpack + read_log, the cache's copy": _each(lambda blob: read_log(unpack(blob)), cached),
         "schema validation": _each(validate, sealed),
+        "python -m replays verify's checks of a log": _each(_cli_check, texts),
     }
     rates = {name: best_rate(hands, rounds, run) for name, run in work.items()}
     assert all(verify(log).ok for log in logs)
@@ -177,6 +182,13 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
     return lines
 
 
+def _cli_check(text: bytes) -> None:
+    """What ``python -m replays verify --digest-only`` does with a log's JSON, in one process:
+    its seal's SHA-256, its schema, reading it, and the referee's verification."""
+    report, status = LogCheck(None, True, None, None).reported(text)
+    assert status == 0, report
+
+
 def train_dictionary(path: Path, matches: int, seed: int) -> None:
     """Train the stored form's zstd dictionary on ``matches`` random matches and write it to
     ``path`` (named by its id: ``replays/dictionaries/<id>.zdict``)."""
@@ -187,6 +199,17 @@ def train_dictionary(path: Path, matches: int, seed: int) -> None:
     target = path / f"{dict_id}.zdict"
     target.write_bytes(data)
     print(f"dictionary {dict_id} ({len(data):,} bytes) written to {target}")
+
+
+def write(path: Path, matches: int, seed: int) -> None:
+    """Seal ``matches`` random logs (a throwaway key: verify them with --digest-only) and write
+    each in its stored form in ``path``."""
+    key = generate_key()
+    path.mkdir(parents=True, exist_ok=True)
+    logs = play(matches, seed)
+    for n, log in enumerate(logs):
+        (path / f"match-{n}.json.z").write_bytes(pack(seal(log.to_json(), key, key_id="bench")))
+    print(f"{len(logs)} logs, {sum(len(log.hands) for log in logs)} hands, written to {path}")
 
 
 def main() -> None:
@@ -201,7 +224,16 @@ def main() -> None:
         help="train the stored form's dictionary instead (on --matches matches of --seed; the "
         "shipped one: --matches 100 --seed 7) and write it in DIR",
     )
+    parser.add_argument(
+        "--write",
+        type=Path,
+        metavar="DIR",
+        help="instead: write the --matches sealed logs (packed) in DIR (for replays verify)",
+    )
     args = parser.parse_args()
+    if args.write is not None:
+        write(args.write, args.matches, args.seed)
+        return
     if args.train_dictionary is not None:
         train_dictionary(args.train_dictionary, args.matches, args.seed)
         return

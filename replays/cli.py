@@ -137,7 +137,7 @@ def verify(
     if original is not None and len(files) > 1:
         raise click.UsageError("--original is the voided match of one log: give one FILE")
     pem = public_key.read() if public_key is not None else None if url is None else _fetch_key(url)
-    check = _Check(pem, digest_only, revealed, None if original is None else original.read())
+    check = LogCheck(pem, digest_only, revealed, None if original is None else original.read())
     if len(files) == 1:
         check(files[0].read())
         return
@@ -157,7 +157,7 @@ _SEVERITY = (0, NOT_AUTHENTICATED, 1)
 
 
 @dataclass(frozen=True)
-class _Check:
+class LogCheck:
     """``verify``'s checks of one log with the command's options (picklable: each of several
     logs may be checked in another process)."""
 
