@@ -8,7 +8,8 @@ arena stored logs until the archive, zstd without and with the trained dictionar
 form with the rebuilt fields left out, the cache's quick copy) and hands per second for
 verification with and without rebuilding the requests, for packing, for reading each stored
 form back, for schema validation, and for all that ``python -m replays verify`` checks of a
-log's JSON (best of ``--rounds``, one process: a core's).
+log's JSON (best of ``--rounds``, in CPU time: one process, a core's, which the machine's
+load changes less than the wall clock).
 
     python benchmarks/replays.py                  # 100 matches (or python -m benchmarks.replays)
     python benchmarks/replays.py --matches 20 --rounds 1
@@ -118,12 +119,12 @@ def _each(function: Callable[[Any], object], items: Sequence[Any]) -> Callable[[
 
 
 def best_rate(hands: int, rounds: int, work: Callable[[], object]) -> float:
-    """Hands per second of the fastest of ``rounds`` runs of ``work``."""
+    """Hands per second of the fastest of ``rounds`` runs of ``work``, in CPU time."""
     best = float("inf")
     for _ in range(rounds):
-        start = time.perf_counter()
+        start = time.process_time()
         work()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return hands / best
 
 
@@ -177,7 +178,7 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
     ]
     for name, size in sizes.items():
         lines.append(f"  {name:<50}{size / hands:>12,.0f}{size / packed:>8.2f}x")
-    lines += ["", f"  {'speed (best of ' + str(rounds) + ')':<50}{'hands/s':>12}"]
+    lines += ["", f"  {'speed (best of ' + str(rounds) + ', CPU time)':<50}{'hands/s':>12}"]
     lines += [f"  {name:<50}{rate:>12,.0f}" for name, rate in rates.items()]
     return lines
 
