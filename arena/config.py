@@ -66,17 +66,28 @@ def _number(env: Mapping[str, str], name: str, default: N) -> N:
     return type(default)(int(value))
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    value = env.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds <= 60:
-        raise ConfigError(f"{name} must be a number of seconds from 0 to 60, not {value!r}")
-    return seconds
+def _decimal(unit: str, most: float) -> Callable[[Mapping[str, str], str, float], float]:
+    """A reader of a number of ``unit`` from 0 to ``most``."""
+
+    def read(env: Mapping[str, str], name: str, default: float) -> float:
+        value = env.get(name, "").strip()
+        if not value:
+            return default
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not 0 <= number <= most:
+            raise ConfigError(
+                f"{name} must be a number of {unit} from 0 to {most:g}, not {value!r}"
+            )
+        return number
+
+    return read
+
+
+_seconds = _decimal("seconds", 60)
+_milliseconds = _decimal("milliseconds", 1000)
 
 
 def _count(env: Mapping[str, str], name: str, default: int) -> int:
@@ -171,6 +182,9 @@ class Config:
     matches_per_worker: int = setting("GONGZHU_MATCHES_PER_WORKER", 32, _count)
     """How many jobs (matches, mostly) one worker process plays at once, each in a thread of
     its work horse (:mod:`workers.stable`); 1: one at a time, in a horse of its own."""
+    admission_lateness_ms: float = setting("GONGZHU_ADMISSION_LATENESS_MS", 10.0, _milliseconds)
+    """With a match in flight, a worker takes no other while its threads wake up later than this
+    (the median of the last half second, :mod:`workers.admission`); 0: no such limit."""
     stream_heartbeat_s: float = setting("GONGZHU_STREAM_HEARTBEAT_S", 10.0, _heartbeat)
     """How often a pull bot's idle stream gets a keep-alive line; a stream not refreshed for
     three heartbeats no longer counts its bot as connected."""

@@ -49,8 +49,10 @@ from arena.transport import (
     excerpt,
 )
 from bot_sdk.protocol import (
+    PROTOCOL,
     AnswerError,
     DecisionRequest,
+    ProtocolVersion,
     Status,
     decision_id,
     encode,
@@ -206,6 +208,8 @@ class _Probe:
     """A pull bot refuses a request by leaving it unanswered."""
     run: str = field(default_factory=lambda: f"doctor-{token_hex(4)}")
     """Match ids never seen before, as the arena's are."""
+    protocol: ProtocolVersion = PROTOCOL
+    """The protocol version the bot chose in the ``hello``: the decisions are sent in it."""
 
     def report(self) -> Report:
         report = Report(self.endpoint, self.time_limit_ms)
@@ -234,6 +238,7 @@ class _Probe:
                 report.add("hello", False, str(error))
                 return False
         report.add("hello", True, f"{info.name} {info.version}")
+        self.protocol = info.protocol
         return True
 
     def refusals(self, report: Report) -> None:
@@ -313,6 +318,7 @@ class _Probe:
             decision_id=decision_id(match_id, 1, 0),
             time_limit_ms=self.time_limit_ms,
             time_bank_ms=0,
+            protocol=self.protocol,
         )
         body, limit_ms = request.body, self.time_limit_ms
         moves = []
@@ -360,6 +366,7 @@ class _Probe:
                             decision_id=decision_id(f"{self.run}:concurrent", 1, d.seat),
                             time_limit_ms=self.time_limit_ms,
                             time_bank_ms=0,
+                            protocol=self.protocol,
                         )
                     ),
                     pending,
@@ -387,7 +394,10 @@ class _Probe:
 @contextmanager
 def _seats(probe: _Probe, count: int) -> Iterator[list[HttpSeat]]:
     players = [
-        HttpSeat(SeatInfo(s, "doctor", "doctor"), probe.open(probe.secrets, time.time))
+        HttpSeat(
+            SeatInfo(s, "doctor", "doctor", protocol=probe.protocol),
+            probe.open(probe.secrets, time.time),
+        )
         for s in range(count)
     ]
     try:

@@ -214,6 +214,7 @@ def _reask(
         decision_id=record.decision_id,
         time_limit_ms=record.time_limit_ms or 0,
         time_bank_ms=record.time_bank_ms or 0,
+        protocol=log.seats[record.seat].protocol,
     )
     seat = HttpSeat(log.seats[record.seat], channel)
     try:

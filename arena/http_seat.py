@@ -182,7 +182,8 @@ class HttpSeat:
         deal_commitment: str | None = None,
     ) -> BotInfo:
         """The handshake before the match, within ``timeout_s`` in all: the bot's name and
-        version, or :class:`HelloError`."""
+        version and the protocol version it chose (the seat's requests are written in it from
+        then on: see ``arena.matches``), or :class:`HelloError`."""
         request = hello_request(
             match_id=match_id,
             seat=self.info.seat,
@@ -196,10 +197,12 @@ class HttpSeat:
         return info
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
-        self._notify(hand_end_notice(result, obs, match_id=match_id))
+        protocol = self.info.protocol
+        self._notify(hand_end_notice(result, obs, match_id=match_id, protocol=protocol))
 
     def match_end(self, outcome: Outcome, *, match_id: str, seat: int) -> None:
-        self._notify(match_end_notice(outcome, match_id=match_id, seat=seat))
+        protocol = self.info.protocol
+        self._notify(match_end_notice(outcome, match_id=match_id, seat=seat, protocol=protocol))
 
     def _notify(self, notice: Message) -> None:
         self.transport.notify(encode(notice))

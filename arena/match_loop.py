@@ -216,7 +216,8 @@ def decide(
     if seat in book.forfeited:
         return DecisionRecord(seat, kind, fallback_move(obs), Status.FORFEIT_AUTOPLAY, ident)
     bank = book.banks[seat]
-    reply = player.ask(DecisionRequest(obs, match_id, ident, tc.decision_ms, bank))
+    request = DecisionRequest(obs, match_id, ident, tc.decision_ms, bank, player.info.protocol)
+    reply = player.ask(request)
     status, fault, move = reply.status, reply.fault, reply.move
     timed_out = book.charge(seat, reply.latency_ms)
     if timed_out and status in _ANSWERED:  # whatever it said, it came too late

@@ -125,9 +125,11 @@ def _greet(
     origin_ns: int,
 ) -> dict[str, str]:
     """Send the protocol's ``hello`` to every HTTP seat before the match and log the version
-    each bot answers, and the hello's timing (offsets from ``origin_ns``, the match's start),
-    in its seat's info. A failed hello does not stop the match (the seat's decisions fault as
-    usual if the bot is really down): it is returned, by seat, for the log's ``extra``."""
+    each bot answers, the protocol version it chose (its requests are written in it), and the
+    hello's timing (offsets from ``origin_ns``, the match's start), in its seat's info. A failed
+    hello does not stop the match (the seat's decisions fault as usual if the bot is really
+    down; they are written in ``gongzhu-bot/1``): it is returned, by seat, for the log's
+    ``extra``."""
     failures: dict[str, str] = {}
     for player in players:
         if not isinstance(player, HttpSeat):
@@ -143,11 +145,13 @@ def _greet(
             )
         except HelloError as error:
             failures[str(player.info.seat)] = str(error)
-            version = player.info.version
+            version, protocol = player.info.version, player.info.protocol
         else:
-            version = answer.version
+            version, protocol = answer.version, answer.protocol
         hello = player.exchange.timing(origin_ns)
-        player.info = dataclasses.replace(player.info, version=version, hello=hello)
+        player.info = dataclasses.replace(
+            player.info, version=version, protocol=protocol, hello=hello
+        )
     return failures
 
 

@@ -23,7 +23,7 @@ from arena.records import BotStatus, Transport
 from arena.relay import Inbox, Relay
 from arena.store.mailbox import Mailbox, Offer
 from arena.transport import MAX_ANSWER_BYTES
-from bot_sdk.protocol import PROTOCOL
+from bot_sdk.protocol import PROTOCOL, SPOKEN
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +70,7 @@ class Stream:
                 "status": self._status.value,
                 "heartbeat_s": self._heartbeat_s,
                 "protocol": PROTOCOL,
+                "protocols": list(SPOKEN),
             }
         )
         yield from self._waiting()

@@ -3,6 +3,7 @@ concurrency grows (``GONGZHU_MATCHES_PER_WORKER``), beside as many one-match wor
 
     python -m benchmarks.inflight                                  # the default ladder
     python -m benchmarks.inflight --threads 1 10 50 --processes 1 10 --rounds 2
+    python -m benchmarks.inflight --house --threads 1 25 --unlimited 25 --processes
 
 A fresh Redis (``arena.redis_server``) and real workers, ``python -m workers worker`` as the
 Procfile runs them. The bots: four registered bots served by one asyncio server on loopback in
@@ -10,20 +11,26 @@ its own process (keep-alive, one coroutine per connection), which answers every 
 its first legal card 50 ms after the request arrives: a whole match of bots that answer after
 50 ms, each seat over ``HttpSeat``. Each run is a one-table duplicate tournament of one-hand
 matches, ``--rounds`` times as many matches as in flight, planned and queued before the workers
-start (as ``run_tournament`` does). The contestants:
+start (as ``run_tournament`` does). With ``--house``, one such bot and the house bots Easy,
+Normal and Hard (which think in the worker: Hard about 50 ms of CPU a card) at every table. The
+contestants:
 
-- ``threads N``: one worker, ``GONGZHU_MATCHES_PER_WORKER=N`` (its work horse plays N matches
-  at once, a thread each, :mod:`workers.stable`);
+- ``threads N``: one worker, ``GONGZHU_MATCHES_PER_WORKER=N`` (its work horse plays up to N
+  matches at once, a thread each, :mod:`workers.stable`, taking a new one only while its threads
+  wake up on time, :mod:`workers.admission`);
+- ``unlimited N``: the same with ``GONGZHU_ADMISSION_LATENESS_MS=0`` (N matches at once whatever
+  the lateness);
 - ``processes N``: N workers, ``GONGZHU_MATCHES_PER_WORKER=1`` (rq's own horse, one match each).
 
-Per run: matches recorded per second (from the workers' start until the last is recorded);
+Per run: the most decisions the bot server was answering at once (one per match in flight);
+matches recorded per second (from the workers' start until the last is recorded);
 memory, the peak over the run of the summed PSS (``/proc/PID/smaps_rollup``: shared pages
 divided among the processes sharing them, so a forked horse is not counted twice) of the
 workers and their horses, and that peak per match in flight; the CPU the workers and horses used
 per second of the run (1.0 is one core: a work horse's threads share one interpreter lock); and
 how much longer than the bot's 50 ms the arena charged the decisions (each decision's logged
-latency minus 50 ms, over every HTTP decision: its median and 99th percentile), the time a
-decision's thread waited for the CPU included.
+latency minus 50 ms, over every decision of a bot over HTTP: its median and 99th percentile),
+the time a decision's thread waited for the CPU included.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ from benchmarks.web import fresh_redis
 
 BOT_DELAY_S = 0.05
 BOTS = 4
+HOUSE = ("house:easy", "house:normal", "house:hard")
+"""With ``--house``: the other three seats of every table (the bots' code in the worker)."""
 POLL_S = 0.1
 
 
@@ -57,7 +66,10 @@ def _serve_bot() -> None:
     legal card after :data:`BOT_DELAY_S`, every notice and hello with 204 (a failed hello is
     logged and changes nothing)."""
 
+    asked, peak = 0, 0
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal asked, peak
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -70,7 +82,12 @@ def _serve_bot() -> None:
                 if request.get("type") != "decision":
                     writer.write(b"HTTP/1.1 204 No Content\r\n\r\n")
                     continue
+                asked += 1
+                if asked > peak:
+                    peak = asked
+                    print(f"peak {peak}", flush=True)
                 await asyncio.sleep(BOT_DELAY_S)
+                asked -= 1
                 choice = request["observation"]["decision"]["choices"][0]
                 body = json.dumps({"card": choice}).encode()
                 writer.write(
@@ -107,6 +124,7 @@ def start_bot_server() -> tuple[subprocess.Popen[str], str]:
 class Result:
     mode: str
     in_flight: int
+    most_asked: int
     matches: int
     seconds: float
     pss_kib: int
@@ -186,20 +204,21 @@ def extra_ms(store: Any, tid: str) -> list[int]:
     for match in store.list_matches(page=1, per_page=10_000, tournament_id=tid).items:
         blob = store.replay_blob(match.id)
         log = read_log(json.loads(unpacked_json(blob)))
+        http = {seat.seat for seat in log.seats if seat.kind == "http"}
         found += [
             d.latency_ms - round(BOT_DELAY_S * 1000)
             for hand in log.hands
             for d in hand.decisions
-            if d.latency_ms is not None
+            if d.latency_ms is not None and d.seat in http
         ]
     return found
 
 
-def run(mode: str, in_flight: int, rounds: int) -> Result:
+def run(mode: str, in_flight: int, rounds: int, house: bool = False) -> Result:
     from arena.records import TournamentStatus
 
-    workers = 1 if mode == "threads" else in_flight
-    per_worker = in_flight if mode == "threads" else 1
+    workers = in_flight if mode == "processes" else 1
+    per_worker = 1 if mode == "processes" else in_flight
     with (
         tempfile.TemporaryDirectory(prefix="gz-inflight-bench-") as tmp,
         fresh_redis(Path(tmp), fsync="everysec") as (redis_server, store, keys),
@@ -214,14 +233,17 @@ def run(mode: str, in_flight: int, rounds: int) -> Result:
                 version="1",
                 secret=SECRET,
             )[0].id
-            for i in range(BOTS)
+            for i in range(1 if house else BOTS)
         ]
+        if house:
+            bots += list(HOUSE)
         tid = plan(store, bots, rounds * in_flight)
         env = {
             **os.environ,
             **keys.environment(redis_server.url),
             "GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "1",
             "GONGZHU_MATCHES_PER_WORKER": str(per_worker),
+            **({"GONGZHU_ADMISSION_LATENESS_MS": "0"} if mode == "unlimited" else {}),
             "PYTHONPATH": str(ROOT),
         }
         log = (Path(tmp) / "workers.log").open("w")
@@ -257,8 +279,9 @@ def run(mode: str, in_flight: int, rounds: int) -> Result:
             for proc in procs:
                 proc.wait(60)
             bot_server.terminate()
-            bot_server.wait(10)
-        return Result(mode, in_flight, total, seconds, peak, used, extra_ms(store, tid))
+            said, _ = bot_server.communicate(timeout=10)
+        most_asked = max((int(line.split()[1]) for line in said.splitlines()), default=0)
+        return Result(mode, in_flight, most_asked, total, seconds, peak, used, extra_ms(store, tid))
 
 
 def _pct(values: list[int], q: float) -> float:
@@ -269,15 +292,17 @@ def _pct(values: list[int], q: float) -> float:
 def report(results: list[Result]) -> None:
     base = results[0]
     print(
-        "\n| contestant | in flight | matches | matches/s | × 1 thread | peak PSS MiB | "
-        "PSS MiB per match in flight | CPU (cores) | extra ms p50 | extra ms p99 |"
+        "\n| contestant | room | most asked at once | matches | matches/s | × 1 thread | "
+        "peak PSS MiB | PSS MiB per match asked at once | CPU (cores) | extra ms p50 | "
+        "extra ms p99 |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
-            f"| {r.mode} {r.in_flight} | {r.in_flight} | {r.matches} | {r.per_second:.2f} | "
-            f"{r.per_second / base.per_second:.1f} | {r.pss_kib / 1024:.0f} | "
-            f"{r.pss_kib / 1024 / r.in_flight:.1f} | {r.cpu_s / r.seconds:.2f} | "
+            f"| {r.mode} {r.in_flight} | {r.in_flight} | {r.most_asked} | {r.matches} | "
+            f"{r.per_second:.2f} | {r.per_second / base.per_second:.1f} | "
+            f"{r.pss_kib / 1024:.0f} | {r.pss_kib / 1024 / max(1, r.most_asked):.1f} | "
+            f"{r.cpu_s / r.seconds:.2f} | "
             f"{statistics.median(r.extra_ms):.0f} | {_pct(r.extra_ms, 0.99):.0f} |"
         )
 
@@ -287,8 +312,14 @@ def main(argv: list[str] | None = None) -> None:
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--threads", type=int, nargs="*", default=[1, 5, 10, 25, 50, 100])
+    parser.add_argument("--unlimited", type=int, nargs="*", default=[25, 50, 100])
     parser.add_argument("--processes", type=int, nargs="*", default=[5, 10, 25])
     parser.add_argument("--rounds", type=int, default=3, help="matches per match in flight")
+    parser.add_argument(
+        "--house",
+        action="store_true",
+        help="one bot over HTTP and the house bots Easy, Normal and Hard at every table",
+    )
     parser.add_argument("--serve-bot", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_bot:
@@ -300,9 +331,14 @@ def main(argv: list[str] | None = None) -> None:
         flush=True,
     )
     results = []
-    for mode, counts in (("threads", args.threads), ("processes", args.processes)):
+    contestants = (
+        ("threads", args.threads),
+        ("unlimited", args.unlimited),
+        ("processes", args.processes),
+    )
+    for mode, counts in contestants:
         for count in counts:
-            results.append(run(mode, count, args.rounds))
+            results.append(run(mode, count, args.rounds, args.house))
             r = results[-1]
             print(f"{mode} {count}: {r.matches} matches in {r.seconds:.1f} s", flush=True)
     report(results)

@@ -30,6 +30,7 @@ from bot_sdk.connect import CHANNELS, ArenaRefusedError, Channel, PullClient
 from bot_sdk.dispatch import DEFAULT_MARGIN_MS, BotSource
 from bot_sdk.gauntlet import gauntlet_command
 from bot_sdk.practice import practice_command
+from bot_sdk.protocol import SPOKEN, ProtocolVersion
 from bot_sdk.server import BotApp, make_app, serve_app
 
 
@@ -61,6 +62,16 @@ _BOT_OPTIONS = (
         is_flag=True,
         help="Debugging: wait for a slow bot, and answer a crash with a 500 error.",
     ),
+    click.option(
+        "--protocol",
+        "protocols",
+        multiple=True,
+        type=click.Choice([p.value for p in SPOKEN]),
+        default=[p.value for p in SPOKEN],
+        show_default=True,
+        help="A protocol version the bot may choose (repeat it for several): the latest the "
+        "arena offers is chosen. --protocol gongzhu-bot/1 keeps a bot on version 1.",
+    ),
     click.option("--log-level", default="info", show_default=True),
 )
 
@@ -79,6 +90,7 @@ def prepare_bot(
     insecure: bool,
     margin_ms: int,
     no_fallback: bool,
+    protocols: tuple[str, ...],
     log_level: str,
 ) -> BotApp:
     """What :func:`bot_options` ask for, made: logging set up, the bot loaded and its app made,
@@ -98,6 +110,7 @@ def prepare_bot(
         margin_ms=margin_ms,
         fallback_on_timeout=not no_fallback,
         fallback_on_error=not no_fallback,
+        protocols=tuple(ProtocolVersion(p) for p in protocols),
     )
 
 

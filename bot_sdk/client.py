@@ -1,5 +1,6 @@
 """Calling a bot over HTTP: :class:`RemoteBot` is a :class:`~bot_sdk.Bot` whose every call is a
-signed ``gongzhu-bot/1`` request to the bot's URL, over one keep-alive session.
+signed request to the bot's URL, over one keep-alive session, in the protocol version the bot
+chose in its ``hello`` (``gongzhu-bot/1`` without one).
 
 This is the small client the practice runner uses for a bot at a URL; it makes one attempt per
 call and raises. The arena's hardened worker client (time control, retries, fault accounting)
@@ -20,6 +21,7 @@ from bot_sdk.bot import Bot
 from bot_sdk.protocol import (
     DEFAULT_TIME_BANK_MS,
     DEFAULT_TIME_LIMIT_MS,
+    PROTOCOL,
     BotInfo,
     Fault,
     Message,
@@ -106,6 +108,9 @@ class RemoteBot(Bot):
         self.time_bank_ms = time_bank_ms
         self.name = "remote"
         self.version = "?"
+        self.protocol = PROTOCOL
+        """The version the bot chose in its ``hello`` (:data:`~bot_sdk.protocol.PROTOCOL` until
+        then)."""
         self.note: str | None = None
         """The note of the bot's last answer (``bot_sdk.protocol.read_note``)."""
         self._secret = secret
@@ -116,7 +121,7 @@ class RemoteBot(Bot):
     # -- the handshake and decisions ------------------------------------------------------------
 
     def hello(self, *, rules: Rules | None = None) -> BotInfo:
-        """Shake hands; the bot's name and version become this object's."""
+        """Shake hands; the bot's name, version and protocol version become this object's."""
         request = hello_request(
             match_id=self.match_id,
             seat=self.seat,
@@ -125,7 +130,7 @@ class RemoteBot(Bot):
             time_bank_ms=self.time_bank_ms,
         )
         info = parse_hello_answer(self._post(request))
-        self.name, self.version = info
+        self.name, self.version, self.protocol = info
         return info
 
     def decide(self, obs: Observation) -> AnyMove:
@@ -137,6 +142,7 @@ class RemoteBot(Bot):
             decision_id=decision_id(self.match_id, obs.hand_number, next(self._seq)),
             time_limit_ms=self.time_limit_ms,
             time_bank_ms=self.time_bank_ms,
+            protocol=self.protocol,
         )
         body = self._post(request)
         self.note = read_note(body)
@@ -168,13 +174,19 @@ class RemoteBot(Bot):
 
     def hand_end(self, result: HandResult, observation: Observation) -> None:
         self.seat = observation.seat
-        self._notify(hand_end_notice(result, observation, match_id=self.match_id))
+        self._notify(
+            hand_end_notice(result, observation, match_id=self.match_id, protocol=self.protocol)
+        )
 
     def match_end(self, outcome: Outcome) -> None:
         if self.seat is None:
             logger.warning("match_end not sent to %s: its seat was never known", self.url)
             return
-        self._notify(match_end_notice(outcome, match_id=self.match_id, seat=self.seat))
+        self._notify(
+            match_end_notice(
+                outcome, match_id=self.match_id, seat=self.seat, protocol=self.protocol
+            )
+        )
 
     def _notify(self, notice: Message) -> None:
         try:

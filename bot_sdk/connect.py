@@ -65,7 +65,7 @@ from bot_sdk.channels import (
     error_of,
     ws_url,
 )
-from bot_sdk.protocol import PROTOCOL, encode
+from bot_sdk.protocol import encode
 from bot_sdk.server import BotApp, RefusedError
 
 __all__ = [
@@ -352,10 +352,11 @@ class PullClient:
         if isinstance(heartbeat, int | float) and not isinstance(heartbeat, bool) and heartbeat > 0:
             self.heartbeat_s = float(heartbeat)
             self._channel.set_silence(3 * self.heartbeat_s)
-        if message.get("protocol") != PROTOCOL:
+        offered = message.get("protocols") or [message.get("protocol")]
+        if not any(p in offered for p in self.app.dispatcher.protocols):
             logger.warning(
-                "the arena speaks %r, this SDK %s: upgrade the SDK",
-                message.get("protocol"), PROTOCOL,
+                "the arena speaks %s, this bot %s: upgrade the SDK",
+                offered, " and ".join(self.app.dispatcher.protocols),
             )  # fmt: skip
         status = message.get("status")
         self.status = status if isinstance(status, str) else None

@@ -13,6 +13,10 @@ This is the serving logic without HTTP (see :mod:`bot_sdk.server` for that):
 - Served a bot class (or any factory), every seat of every match gets its own instance, so
   per-match state never mixes; served an instance, all matches share it. Calls to one
   instance never overlap.
+- The ``hello`` is answered with the latest protocol version both the arena and the SDK speak
+  (or those it is told to speak). A ``gongzhu-bot/2`` request carries the current hand only:
+  the earlier results it learnt (:mod:`bot_sdk.history`) are put back into the observation, so
+  the bot sees the same observations in either version.
 """
 
 from __future__ import annotations
@@ -28,12 +32,16 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, NamedTuple, TypeVar
 
 from bot_sdk.bot import Bot
+from bot_sdk.history import MatchHistory
 from bot_sdk.protocol import (
     FALLBACK_NOTE,
     MAX_NOTE,
+    SPOKEN,
     AnswerError,
     Message,
+    ProtocolVersion,
     answer_of,
+    choose_protocol,
     encode,
     fallback_move,
     hello_answer,
@@ -42,9 +50,11 @@ from bot_sdk.protocol import (
     pending_decision,
     read_decision,
     read_hand_end,
+    read_last_result,
     read_match_end,
+    read_protocol,
 )
-from referee import Observation
+from referee import HandResult, Observation
 
 logger = logging.getLogger(__name__)
 
@@ -109,25 +119,39 @@ class Dispatcher:
         fallback_on_timeout: bool = True,
         fallback_on_error: bool = True,
         cache_size: int = 1024,
+        protocols: tuple[ProtocolVersion, ...] = SPOKEN,
     ) -> None:
+        if not protocols:
+            raise ValueError("the bot must speak at least one protocol version")
         self.pool = BotPool(source)
         self.margin_ms = margin_ms
         self.fallback_on_timeout = fallback_on_timeout
         self.fallback_on_error = fallback_on_error
+        self.protocols = protocols
+        """The versions the bot may choose in a ``hello``."""
+        self.history = MatchHistory()
         self._cache_size = cache_size
         self._answers: OrderedDict[str, Message] = OrderedDict()
         self._inflight: dict[str, Future[Message]] = {}
         self._lock = threading.Lock()
         parse_hello_answer(encode(self.hello()))  # a name the arena would refuse fails now
 
-    def hello(self) -> Message:
+    def hello(self, request: Mapping[str, Any] | None = None) -> Message:
+        """The answer to the ``hello`` ``request``: the bot's name and version, and the latest
+        version of the protocol the request offers and the bot speaks (without a request, the
+        latest it speaks)."""
         bot = self.pool.prototype
-        return hello_answer(str(bot.name), str(bot.version))
+        offered = {"protocols": list(self.protocols)} if request is None else request
+        protocol = choose_protocol(offered, self.protocols)
+        return hello_answer(str(bot.name), str(bot.version), protocol)
 
     def decision(self, message: Mapping[str, Any], received_at: float) -> Message:
         """The answer to a decision request received at ``received_at`` (``time.monotonic()``)."""
         decision_id: str = message["decision_id"]
-        obs = read_decision(message)
+        last = read_last_result(message)
+        if last is not None:
+            self.history.learn(message["match_id"], message["seat"], last)
+        obs = read_decision(message, self._earlier(message))
         with self._lock:
             sent = self._answers.get(decision_id)
             if sent is not None:
@@ -165,7 +189,9 @@ class Dispatcher:
         return answer
 
     def hand_end(self, message: Mapping[str, Any]) -> None:
-        result, observation = read_hand_end(message)
+        result, observation = read_hand_end(message, self._earlier(message))
+        if read_protocol(message) is ProtocolVersion.V2:
+            self.history.learn(message["match_id"], message["seat"], result)
         seat = self.pool.seat(message["match_id"], message["seat"])
         self._notify(seat, lambda: seat.bot.hand_end(result, observation), "hand_end")
 
@@ -173,7 +199,17 @@ class Dispatcher:
         outcome = read_match_end(message)
         seat = self.pool.seat(message["match_id"], message["seat"])
         self.pool.release(message["match_id"], message["seat"])
+        self.history.forget(message["match_id"], message["seat"])
         self._notify(seat, lambda: seat.bot.match_end(outcome), "match_end")
+
+    def _earlier(self, message: Mapping[str, Any]) -> tuple[HandResult, ...]:
+        """What a ``gongzhu-bot/2`` request leaves out: the results of the hands before its own
+        that the seat was told (none needed in ``gongzhu-bot/1``, whose requests carry them)."""
+        if read_protocol(message) is ProtocolVersion.V1:
+            return ()
+        return self.history.earlier(
+            message["match_id"], message["seat"], hand_number=message["hand_number"]
+        )
 
     @staticmethod
     def _notify(seat: _Seat, notify: Callable[[], None], what: str) -> None:

@@ -108,29 +108,40 @@ def _trick_json(trick: Trick) -> str:
     )
 
 
-def _result_json(result: HandResult) -> str:
-    return _canonical(result.to_json())
+_Kept = TypeVar("_Kept")
 
 
+class ObjectJson(Generic[_Kept]):
+    """The canonical JSON of immutable objects that many observations share (a match's rules,
+    each hand's result), made once for each object and kept by its identity. An entry is used
+    only for the very object it was made of (it holds the object, so no other can take its
+    identity while it is kept). Threads may share it: each step is one dictionary operation."""
+
+    def __init__(self, to_json: Callable[[_Kept], object], kept: int) -> None:
+        self._to_json = to_json
+        self._kept = kept
+        self._texts: dict[int, tuple[_Kept, str]] = {}
+
+    def __call__(self, item: _Kept) -> str:
+        found = self._texts.get(id(item))
+        if found is not None and found[0] is item:
+            return found[1]
+        text = _canonical(self._to_json(item))
+        if len(self._texts) >= self._kept:
+            self._texts.clear()
+        self._texts[id(item)] = (item, text)
+        return text
+
+
+rules_json: Final = ObjectJson(Rules.to_json, _KEPT)
+"""The rules' JSON (a match has one rules object)."""
+result_json: Final = ObjectJson(HandResult.to_json, _KEPT)
+"""A hand result's JSON (the same object in every observation of the match after it)."""
 tricks_json: Final = ListJson(_trick_json, _KEPT)
 """A hand's completed tricks."""
-results_json: Final = ListJson(_result_json, 256)
+results_json: Final = ListJson(result_json, 256)
 """A match's earlier hand results (fewer lists kept: one is up to a hundred results long;
 a worker's matches in flight each need their latest)."""
-
-_RULES: dict[int, tuple[Rules, str]] = {}
-
-
-def rules_json(rules: Rules) -> str:
-    """The rules' JSON, made once for each rules object (a match has one)."""
-    kept = _RULES.get(id(rules))
-    if kept is not None and kept[0] is rules:
-        return kept[1]
-    text = _canonical(rules.to_json())
-    if len(_RULES) >= _KEPT:
-        _RULES.clear()
-    _RULES[id(rules)] = (rules, text)
-    return text
 
 
 _PLAYS: Final = tuple(
@@ -165,12 +176,14 @@ def _decision_json(decision: Decision | None) -> str:
     )
 
 
-def observation_json(obs: Observation) -> str:
-    """``obs.to_json()``'s canonical JSON (its keys in sorted order)."""
+def observation_json(obs: Observation, *, results: bool = True) -> str:
+    """``obs.to_json()``'s canonical JSON (its keys in sorted order); without its ``results``
+    key if not ``results`` (a ``gongzhu-bot/2`` request's observation)."""
     s0, s1, s2, s3 = obs.standing
     n0, n1, n2, n3 = obs.totals
     dealer, first_leader, pass_to = obs.dealer, obs.first_leader, obs.pass_to
     passed, received, trick_leader = obs.passed, obs.received, obs.trick_leader
+    past = f'"results":{results_json(obs.results)},' if results else ""
     return (
         f'{{"dealer":{"null" if dealer is None else dealer},'
         f'"decision":{_decision_json(obs.decision)},"exposed":{_four_json(obs.exposed)},'
@@ -181,7 +194,8 @@ def observation_json(obs: Observation) -> str:
         f'"passed":{"null" if passed is None else cards_json(passed.mask)},'
         f'"phase":"{obs.phase._value_}",'
         f'"received":{"null" if received is None else cards_json(received.mask)},'
-        f'"results":{results_json(obs.results)},"rules":{rules_json(obs.rules)},'
+        f"{past}"
+        f'"rules":{rules_json(obs.rules)},'
         f'"seat":{obs.seat},"standing":[{s0},{s1},{s2},{s3}],"taken":{_four_json(obs.taken)},'
         f'"totals":[{n0},{n1},{n2},{n3}],'
         f'"trick":[{",".join([_PLAYS[seat][card] for seat, card in obs.trick])}],'

@@ -1,11 +1,19 @@
-"""The bot protocol ``gongzhu-bot/1``: every message between the arena and a bot, in one place.
+"""The bot protocol, ``gongzhu-bot/1`` and ``gongzhu-bot/2``: every message between the arena
+and a bot, in one place.
 
 The arena POSTs one JSON object to the bot's endpoint per message; ``type`` says which:
 
-- ``hello``: the handshake; the bot answers ``{"protocol", "name", "version"}``.
+- ``hello``: the handshake, the same in both versions; it offers the versions the arena speaks
+  (``protocols``) and the bot answers ``{"protocol", "name", "version"}``, naming the one it
+  chooses for the match.
 - ``decision``: expose, pass or play; the bot answers ``{"expose": [...]}``, ``{"pass": [...]}``
   or ``{"card": "QS"}``.
 - ``hand_end`` and ``match_end``: notifications; any 2xx answer, the body is ignored.
+
+The versions differ in what a request carries of the match's past: in ``gongzhu-bot/1`` every
+observation lists every earlier hand's result (``results``), so requests grow with the match;
+in ``gongzhu-bot/2`` an observation is the current hand with the running totals, and a decision
+carries at most the hand just finished (``last_result``), so requests stay the same size.
 
 Both sides build, encode and check messages with the functions here, so the arena's workers and
 the SDK cannot drift apart. docs/PROTOCOL.md is the reference a bot author reads.
@@ -30,11 +38,11 @@ import enum
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from bot_sdk.fragments import json_string, observation_json
+from bot_sdk.fragments import json_string, observation_json, result_json
 from referee import (
     DECK,
     PLAYS,
@@ -56,7 +64,22 @@ from referee import (
     observed_play_refusal,
 )
 
-PROTOCOL = "gongzhu-bot/1"
+
+class ProtocolVersion(enum.StrEnum):
+    """A version of the bot protocol; a seat speaks the one its bot chose in the ``hello``."""
+
+    V1 = "gongzhu-bot/1"
+    """Every observation carries every earlier hand's result (``results``)."""
+    V2 = "gongzhu-bot/2"
+    """Observations carry the current hand only; a decision at most the last hand's result."""
+
+
+PROTOCOL = ProtocolVersion.V1
+"""The first version: the one every bot written before versions were offered answers in its
+``hello``, and the one a seat is spoken to in when it chose none (its ``hello`` failed). Every
+``hello`` is written in it, so that every bot can read it."""
+SPOKEN: tuple[ProtocolVersion, ...] = tuple(ProtocolVersion)
+"""The versions this code speaks, offered in every ``hello``."""
 DEFAULT_TIME_LIMIT_MS = 1000
 """The arena's default time for one decision."""
 DEFAULT_TIME_BANK_MS = 30_000
@@ -216,12 +239,15 @@ def hello_request(
     deal_commitment: str | None = None,
     time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
     time_bank_ms: int = DEFAULT_TIME_BANK_MS,
+    protocols: tuple[ProtocolVersion, ...] = SPOKEN,
 ) -> Message:
     """The handshake. Before a match it names the match, the seat, the rules and the
     commitment to the deals' secret; when the arena only checks an endpoint (at registration)
-    those are ``None``."""
+    those are ``None``. It is written in :data:`PROTOCOL`, whatever the versions it offers in
+    ``protocols``: a bot that knows no other answers in that one."""
     return {
-        "protocol": PROTOCOL,
+        "protocol": PROTOCOL.value,
+        "protocols": [p.value for p in protocols],
         "type": MessageType.HELLO.value,
         "arena": arena,
         "match_id": match_id,
@@ -250,12 +276,15 @@ def decision_request(
     decision_id: str,
     time_limit_ms: int,
     time_bank_ms: int,
+    protocol: ProtocolVersion = PROTOCOL,
 ) -> Message:
     """Ask the seat of ``obs`` for its pending decision; the legal choices are in
-    ``observation.decision``."""
+    ``observation.decision``. In ``gongzhu-bot/2`` the observation is the current hand's
+    (:func:`observation_message`) and ``last_result`` the hand before it
+    (:func:`last_result`)."""
     decision = pending_decision(obs)
-    return {
-        "protocol": PROTOCOL,
+    message: Message = {
+        "protocol": protocol.value,
         "type": MessageType.DECISION.value,
         "match_id": match_id,
         "hand_number": obs.hand_number,
@@ -265,8 +294,32 @@ def decision_request(
         "kind": decision.kind.value,
         "time_limit_ms": time_limit_ms,
         "time_bank_ms": time_bank_ms,
-        "observation": obs.to_json(),
+        "observation": observation_message(obs, protocol),
     }
+    if protocol is ProtocolVersion.V2:
+        result = last_result(obs)
+        message["last_result"] = None if result is None else result.to_json()
+    return message
+
+
+def observation_message(obs: Observation, protocol: ProtocolVersion) -> Message:
+    """``obs`` as a request carries it: the whole of it in ``gongzhu-bot/1``; in
+    ``gongzhu-bot/2`` without ``results``, the earlier hands (their running totals are in
+    ``totals`` and ``standing``)."""
+    view = obs.to_json()
+    if protocol is ProtocolVersion.V2:
+        del view["results"]
+    return view
+
+
+def last_result(obs: Observation) -> HandResult | None:
+    """What a ``gongzhu-bot/2`` decision carries of the match's past: the hand just finished,
+    until the current hand's first trick is complete (the seat's pass, exposure and first
+    play); else nothing. Every seat is asked at least once in that stretch, so every hand's
+    result reaches it in a decision as well as in ``hand_end``."""
+    if obs.tricks or not obs.results:
+        return None
+    return obs.results[-1]
 
 
 def decision_body(
@@ -276,16 +329,23 @@ def decision_body(
     decision_id: str,
     time_limit_ms: int,
     time_bank_ms: int,
+    protocol: ProtocolVersion = PROTOCOL,
 ) -> bytes:
     """``encode(decision_request(...))``, the same bytes, written from fragments: the message's
     keys in their sorted order around the observation's canonical JSON
     (:func:`bot_sdk.fragments.observation_json`), which reuses what a match's requests share
     rather than encoding it again for every request."""
     kind = pending_decision(obs).kind._value_
+    if protocol is ProtocolVersion.V1:
+        last, observation = "", observation_json(obs)
+    else:
+        result = last_result(obs)
+        last = f'"last_result":{"null" if result is None else result_json(result)},'
+        observation = observation_json(obs, results=False)
     return (
         f'{{"decision_id":{json_string(decision_id)},"hand_number":{obs.hand_number},'
-        f'"kind":"{kind}","match_id":{json_string(match_id)},'
-        f'"observation":{observation_json(obs)},"protocol":"{PROTOCOL}","seat":{obs.seat},'
+        f'"kind":"{kind}",{last}"match_id":{json_string(match_id)},'
+        f'"observation":{observation},"protocol":"{protocol._value_}","seat":{obs.seat},'
         f'"time_bank_ms":{time_bank_ms},"time_limit_ms":{time_limit_ms},'
         f'"trick_number":{trick_number(obs)},"type":"decision"}}'
     ).encode()
@@ -302,6 +362,8 @@ class DecisionRequest:
     decision_id: str
     time_limit_ms: int
     time_bank_ms: int
+    protocol: ProtocolVersion = PROTOCOL
+    """The version the seat speaks: the request is written in it."""
 
     @cached_property
     def message(self) -> Message:
@@ -311,6 +373,7 @@ class DecisionRequest:
             decision_id=self.decision_id,
             time_limit_ms=self.time_limit_ms,
             time_bank_ms=self.time_bank_ms,
+            protocol=self.protocol,
         )
 
     @cached_property
@@ -321,6 +384,7 @@ class DecisionRequest:
             decision_id=self.decision_id,
             time_limit_ms=self.time_limit_ms,
             time_bank_ms=self.time_bank_ms,
+            protocol=self.protocol,
         )
 
     @cached_property
@@ -328,23 +392,31 @@ class DecisionRequest:
         return body_sha256(self.body)
 
 
-def hand_end_notice(result: HandResult, observation: Observation, *, match_id: str) -> Message:
+def hand_end_notice(
+    result: HandResult,
+    observation: Observation,
+    *,
+    match_id: str,
+    protocol: ProtocolVersion = PROTOCOL,
+) -> Message:
     """A hand was scored: the result and the seat's view of the hand as it ended."""
     return {
-        "protocol": PROTOCOL,
+        "protocol": protocol.value,
         "type": MessageType.HAND_END.value,
         "match_id": match_id,
         "hand_number": result.hand_number,
         "seat": observation.seat,
         "result": result.to_json(),
-        "observation": observation.to_json(),
+        "observation": observation_message(observation, protocol),
     }
 
 
-def match_end_notice(outcome: Outcome, *, match_id: str, seat: int) -> Message:
+def match_end_notice(
+    outcome: Outcome, *, match_id: str, seat: int, protocol: ProtocolVersion = PROTOCOL
+) -> Message:
     """The match is over (also sent after a forfeit: the outcome is the auto-played match's)."""
     return {
-        "protocol": PROTOCOL,
+        "protocol": protocol.value,
         "type": MessageType.MATCH_END.value,
         "match_id": match_id,
         "seat": seat,
@@ -355,12 +427,38 @@ def match_end_notice(outcome: Outcome, *, match_id: str, seat: int) -> Message:
 # -- requests: the bot reads them (after schema validation) -------------------------------------
 
 
-def read_decision(message: Mapping[str, Any]) -> Observation:
-    return Observation.from_json(message["observation"])
+def read_protocol(message: Mapping[str, Any]) -> ProtocolVersion:
+    """The version a request is written in (one of :data:`SPOKEN`, as validated)."""
+    return ProtocolVersion(message["protocol"])
 
 
-def read_hand_end(message: Mapping[str, Any]) -> tuple[HandResult, Observation]:
-    return HandResult.from_json(message["result"]), Observation.from_json(message["observation"])
+def read_decision(message: Mapping[str, Any], earlier: tuple[HandResult, ...] = ()) -> Observation:
+    """The observation of a decision request; for ``gongzhu-bot/2``, with ``earlier`` (the
+    results of the match's earlier hands, which it does not carry) as its ``results``."""
+    return _observation(message, earlier)
+
+
+def read_hand_end(
+    message: Mapping[str, Any], earlier: tuple[HandResult, ...] = ()
+) -> tuple[HandResult, Observation]:
+    """The result and the observation of a ``hand_end``; ``earlier`` as for
+    :func:`read_decision`."""
+    return HandResult.from_json(message["result"]), _observation(message, earlier)
+
+
+def read_last_result(message: Mapping[str, Any]) -> HandResult | None:
+    """A ``gongzhu-bot/2`` decision's ``last_result`` (None in ``gongzhu-bot/1``)."""
+    data = message.get("last_result")
+    return None if data is None else HandResult.from_json(data)
+
+
+def _observation(message: Mapping[str, Any], earlier: tuple[HandResult, ...]) -> Observation:
+    obs = Observation.from_json(
+        message["observation"]
+        if read_protocol(message) is ProtocolVersion.V1
+        else {**message["observation"], "results": []}
+    )
+    return replace(obs, results=earlier) if earlier else obs
 
 
 def read_match_end(message: Mapping[str, Any]) -> Outcome:
@@ -371,25 +469,45 @@ def read_match_end(message: Mapping[str, Any]) -> Outcome:
 
 
 class BotInfo(NamedTuple):
-    """What a bot says about itself in the handshake."""
+    """What a bot says about itself in the handshake: its name and version, and the protocol
+    version it speaks in the match."""
 
     name: str
     version: str
+    protocol: ProtocolVersion = PROTOCOL
 
 
-def hello_answer(name: str, version: str) -> Message:
-    return {"protocol": PROTOCOL, "name": name, "version": version}
+def hello_answer(name: str, version: str, protocol: ProtocolVersion = PROTOCOL) -> Message:
+    return {"protocol": protocol.value, "name": name, "version": version}
 
 
-def parse_hello_answer(body: bytes) -> BotInfo:
-    """The bot's name and version from its handshake answer, or :class:`MalformedAnswerError`."""
-    data = _object(body, '{"protocol": "gongzhu-bot/1", "name": ..., "version": ...}')
+def choose_protocol(
+    hello: Mapping[str, Any], speaks: tuple[ProtocolVersion, ...] = SPOKEN
+) -> ProtocolVersion:
+    """The version a bot that ``speaks`` those answers to ``hello``: the latest the arena
+    offers, :data:`PROTOCOL` when it offers none (an arena that predates versions).
+
+    >>> choose_protocol({"protocols": ["gongzhu-bot/1", "gongzhu-bot/2"]}).value
+    'gongzhu-bot/2'
+    >>> choose_protocol({}).value
+    'gongzhu-bot/1'
+    """
+    offered = hello.get("protocols") or [PROTOCOL.value]
+    chosen = [p for p in speaks if p.value in offered]
+    return max(chosen, key=SPOKEN.index) if chosen else PROTOCOL
+
+
+def parse_hello_answer(body: bytes, offered: tuple[ProtocolVersion, ...] = SPOKEN) -> BotInfo:
+    """The bot's name, version and chosen protocol version (one of ``offered``) from its
+    handshake answer, or :class:`MalformedAnswerError`."""
+    data = _object(body, '{"protocol": "gongzhu-bot/2", "name": ..., "version": ...}')
     protocol = data.get("protocol")
-    if protocol != PROTOCOL:
+    if protocol not in [p.value for p in offered]:
+        spoken = " or ".join(p.value for p in offered)
         raise MalformedAnswerError(
-            f"the arena speaks {PROTOCOL}, the bot answered protocol {protocol!r}"
+            f"the arena speaks {spoken}, the bot answered protocol {protocol!r}"
         )
-    return BotInfo(_label(data, "name"), _label(data, "version"))
+    return BotInfo(_label(data, "name"), _label(data, "version"), ProtocolVersion(protocol))
 
 
 def _label(data: dict[str, Any], field: str) -> str:

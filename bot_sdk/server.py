@@ -5,7 +5,8 @@ Every request is a POST to the bot's one endpoint (any path). In order, the app:
 1. refuses other methods (405) and bodies over 4 MiB (413);
 2. checks the signature (401 when it is missing, stale or wrong);
 3. parses the JSON and validates it against the request's schema (400, saying what is wrong);
-4. answers: ``hello`` with the bot's name and version, a decision with the bot's answer (or the
+4. answers: ``hello`` with the bot's name and version and the protocol version it speaks (the
+   latest the arena offers), a decision with the bot's answer (or the
    fallback, see :mod:`bot_sdk.dispatch`), a notification with 204.
 
 Errors are JSON too: ``{"error": "unauthorized", "message": "stale timestamp: ..."}``.
@@ -25,7 +26,7 @@ for each request it reads from the arena's stream.
 ...     environ["HTTP_" + name.upper().replace("-", "_")] = value
 >>> b"".join(app(environ, lambda status, headers: print(status)))
 200 OK
-b'{"name":"lowest-card","protocol":"gongzhu-bot/1","version":"1.0"}'
+b'{"name":"lowest-card","protocol":"gongzhu-bot/2","version":"1.0"}'
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from waitress.server import BaseWSGIServer, MultiSocketServer
 from waitress.server import create_server as create_waitress_server
 
 from bot_sdk.dispatch import DEFAULT_MARGIN_MS, BotFailedError, BotSource, Dispatcher
-from bot_sdk.protocol import Message, MessageType, decode, encode
+from bot_sdk.protocol import SPOKEN, Message, MessageType, ProtocolVersion, decode, encode
 from bot_sdk.schemas import InvalidMessageError, validate_request
 from bot_sdk.signing import (
     DEFAULT_TOLERANCE_S,
@@ -152,7 +153,7 @@ class BotApp:
         self, kind: MessageType, message: dict[str, Any], received_at: float
     ) -> tuple[HTTPStatus, Message | None]:
         if kind is MessageType.HELLO:
-            return HTTPStatus.OK, self.dispatcher.hello()
+            return HTTPStatus.OK, self.dispatcher.hello(message)
         if kind is MessageType.DECISION:
             return HTTPStatus.OK, self.dispatcher.decision(message, received_at)
         if kind is MessageType.HAND_END:
@@ -188,6 +189,7 @@ def make_app(
     fallback_on_timeout: bool = True,
     fallback_on_error: bool = True,
     cache_size: int = 1024,
+    protocols: tuple[ProtocolVersion, ...] = SPOKEN,
 ) -> BotApp:
     """The WSGI app serving ``bot``: a ``Bot`` subclass (an instance per seat of each match) or
     one ``Bot`` instance (shared by all matches; its calls are serialised).
@@ -195,7 +197,9 @@ def make_app(
     ``secrets``: the bot's signing secret, or several during a rotation. ``clock``: unix time,
     for the signature's freshness. ``margin_ms``: kept back from each decision's time limit.
     ``fallback_on_timeout`` / ``fallback_on_error``: switch off to wait for a slow bot, or to
-    answer a crash with a 500 JSON error, while debugging.
+    answer a crash with a 500 JSON error, while debugging. ``protocols``: the protocol versions
+    the bot may choose in a ``hello`` (docs/PROTOCOL.md, "Versions"); the latest the arena
+    offers is chosen.
     """
     if verify_signatures and not secrets:
         raise ValueError("give the bot's signing secret, or verify_signatures=False (testing)")
@@ -205,6 +209,7 @@ def make_app(
         fallback_on_timeout=fallback_on_timeout,
         fallback_on_error=fallback_on_error,
         cache_size=cache_size,
+        protocols=protocols,
     )
     return BotApp(
         dispatcher,

@@ -1,8 +1,8 @@
 """The match log: everything needed to replay and audit a match without the service.
 
-A log is a plain JSON object (``format: "gongzhu-replay/5"``); these dataclasses are its typed
+A log is a plain JSON object (``format: "gongzhu-replay/6"``); these dataclasses are its typed
 form. ``MatchLog.from_json(log.to_json()) == log`` for every log. The format is documented in
-docs/REPLAYS.md and described by ``replays/schemas/replay-5.json``.
+docs/REPLAYS.md and described by ``replays/schemas/replay-6.json``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from bot_sdk.protocol import Status
+from bot_sdk.protocol import PROTOCOL, ProtocolVersion, Status
 from referee import (
     AnyMove,
     CardSet,
@@ -25,7 +25,7 @@ from referee import (
 )
 from replays.deals import DealSource
 
-FORMAT = "gongzhu-replay/5"
+FORMAT = "gongzhu-replay/6"
 
 
 class Deadline(StrEnum):
@@ -214,6 +214,9 @@ class SeatInfo:
     hello: Timing | None = None
     """The ``hello`` before the match, measured as a decision's request is: the match's round
     trip to the bot (None when none was sent)."""
+    protocol: ProtocolVersion = PROTOCOL
+    """The version of the bot protocol the seat's requests are written in: the one its bot
+    chose in the ``hello`` (``gongzhu-bot/1`` for a seat not asked over the wire)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -222,6 +225,7 @@ class SeatInfo:
             "name": self.name,
             "version": self.version,
             "kind": self.kind,
+            "protocol": self.protocol.value,
             "hello": None if self.hello is None else self.hello.to_json(),
         }
 
@@ -234,6 +238,7 @@ class SeatInfo:
             version=str(data.get("version", "")),
             kind=str(data.get("kind", "http")),
             hello=Timing.from_json(data.get("hello")),
+            protocol=ProtocolVersion(data["protocol"]),
         )
 
 

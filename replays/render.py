@@ -59,8 +59,8 @@ def _header(log: MatchLog) -> list[str]:
             f"{count(taken.prefix, 'decision')} re-enacted, its decision {taken.prefix}'s "
             "recorded answer taken without fault, then played"
         )
-    rows = [[str(s.seat), s.name, s.version, s.kind, s.bot_id] for s in log.seats]
-    lines += ["", *_table(["seat", "bot", "version", "kind", "id"], rows)]
+    rows = [[str(s.seat), s.name, s.version, s.kind, s.protocol.value, s.bot_id] for s in log.seats]
+    lines += ["", *_table(["seat", "bot", "version", "kind", "protocol", "id"], rows)]
     return lines
 
 

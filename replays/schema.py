@@ -6,7 +6,7 @@ under, before :func:`replays.upgrade.read_log` turns it into today's form. The s
 shape of a log (fields, types, card names, four seats, 13 tricks); :func:`replays.verify.verify`
 checks that its content is what the rules give.
 
->>> validate({"format": "gongzhu-replay/5", "match_id": "m1"})
+>>> validate({"format": "gongzhu-replay/6", "match_id": "m1"})
 Traceback (most recent call last):
 ...
 replays.schema.InvalidLogError: (top level): 'tournament_id' is a required property
@@ -32,6 +32,7 @@ SCHEMAS: Mapping[str, str] = {
     "gongzhu-replay/3": "replay-3.json",
     "gongzhu-replay/4": "replay-4.json",
     "gongzhu-replay/5": "replay-5.json",
+    "gongzhu-replay/6": "replay-6.json",
 }
 """The schema file of each log format."""
 _MAX_MESSAGE = 300

@@ -9,13 +9,15 @@ Version 2 replaced version 1's ``seed`` (a string, informative) with ``deals`` (
 came from: a committed secret, :mod:`replays.deals`); version 3 added each decision's ``note``
 (what the bot said about its answer); version 4 the timing evidence (each decision's ``timing``
 and a timeout's ``deadline``, each seat's ``hello``); version 5 ``continues`` (for a match that
-continues a voided one, the remedy ``strike`` of docs/DISPUTES.md). One entry per step keeps
-every stored log readable::
+continues a voided one, the remedy ``strike`` of docs/DISPUTES.md); version 6 each seat's
+``protocol`` (the version of the bot protocol its requests are written in). One entry per step
+keeps every stored log readable::
 
     UPGRADES["gongzhu-replay/1"] = ("gongzhu-replay/2", upgrade_1_to_2)
     UPGRADES["gongzhu-replay/2"] = ("gongzhu-replay/3", upgrade_2_to_3)
     UPGRADES["gongzhu-replay/3"] = ("gongzhu-replay/4", upgrade_3_to_4)
     UPGRADES["gongzhu-replay/4"] = ("gongzhu-replay/5", upgrade_4_to_5)
+    UPGRADES["gongzhu-replay/5"] = ("gongzhu-replay/6", upgrade_5_to_6)
 
 An upgrade function takes the log's JSON object in one format and returns it in the next; it
 may change its argument (it gets a copy). The chain sets ``format`` itself.
@@ -27,7 +29,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bot_sdk.protocol import encode
+from bot_sdk.protocol import ProtocolVersion, encode
 from replays.deals import DealScheme, DealSource
 from replays.log import FORMAT, MatchLog, TimeControl
 
@@ -71,11 +73,20 @@ def upgrade_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def upgrade_5_to_6(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 6 records the protocol each seat spoke; every seat of a version 5 match spoke
+    ``gongzhu-bot/1``, the only one there was."""
+    for seat in data.get("seats", ()):
+        seat["protocol"] = ProtocolVersion.V1.value
+    return data
+
+
 UPGRADES: dict[str, tuple[str, Upgrade]] = {
     "gongzhu-replay/1": ("gongzhu-replay/2", upgrade_1_to_2),
     "gongzhu-replay/2": ("gongzhu-replay/3", upgrade_2_to_3),
     "gongzhu-replay/3": ("gongzhu-replay/4", upgrade_3_to_4),
     "gongzhu-replay/4": ("gongzhu-replay/5", upgrade_4_to_5),
+    "gongzhu-replay/5": ("gongzhu-replay/6", upgrade_5_to_6),
 }
 """Each older format, mapped to the next format and the function that converts to it."""
 

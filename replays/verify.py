@@ -81,13 +81,15 @@ class Verification:
 
 
 def request_body(log: MatchLog, record: DecisionRecord, obs: Observation) -> bytes:
-    """The exact body the arena sent for ``record``, rebuilt from the log and the referee."""
+    """The exact body the arena sent for ``record``, rebuilt from the log and the referee, in
+    the protocol version its seat spoke (``protocol`` in the log's seat info)."""
     return decision_body(
         obs,
         match_id=log.match_id,
         decision_id=record.decision_id,
         time_limit_ms=record.time_limit_ms or 0,
         time_bank_ms=record.time_bank_ms or 0,
+        protocol=log.seats[record.seat].protocol,
     )
 
 

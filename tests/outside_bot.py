@@ -3,8 +3,10 @@ standard library's ``http.server`` and ``hmac``, nothing of the arena.
 
 It checks every request's signature and timestamp (``401`` otherwise), answers the lowest legal
 card, passes its three highest cards, exposes nothing, and answers a repeated ``decision_id``
-with the answer it gave. The ``Flaws`` make it misbehave in one way each, for the doctor's
-tests. Run it by hand::
+with the answer it gave. It speaks ``gongzhu-bot/1`` only, the first version, and knows of no
+other: it answers ``hello`` with it and refuses (``400``) a request in another version, or a
+decision whose observation does not list every earlier hand's result. The ``Flaws`` make it
+misbehave in one way each, for the doctor's tests. Run it by hand::
 
     GONGZHU_BOT_SECRET=... python -m tests.outside_bot 8001
 """
@@ -109,6 +111,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send(401, {"error": "unauthorized"})
             return
         message = json.loads(body)
+        if not _readable(message):
+            self.server.refused += 1
+            self.send(400, {"error": "bad_request", "message": "this bot speaks gongzhu-bot/1"})
+            return
         if message["type"] == "hello":
             self.send(200, {"protocol": "gongzhu-bot/1", "name": "outside", "version": "1.0"})
         elif message["type"] == "decision":
@@ -126,6 +132,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the tests read the arena's records, not the bot's log."""
+
+
+def _readable(message: dict[str, Any]) -> bool:
+    """A ``gongzhu-bot/1`` request, with every earlier result in a decision's observation."""
+    if message.get("protocol") != "gongzhu-bot/1":
+        return False
+    if message["type"] != "decision":
+        return True
+    results = message["observation"]["results"]
+    return [r["hand_number"] for r in results] == list(range(1, message["hand_number"]))
 
 
 if __name__ == "__main__":

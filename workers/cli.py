@@ -19,6 +19,7 @@ from rq.exceptions import StopRequested
 from arena.config import Config, ConfigError
 from arena.redis_client import connect, redacted
 from arena.store import Store
+from referee.build import describe
 from workers.cron import ArenaCron
 from workers.worker import ArenaWorker, make_worker
 
@@ -71,6 +72,7 @@ def worker(burst: bool) -> None:
     no worker restart. A match interrupted by it is played again (docs/OPERATIONS.md)."""
     config = _config()
     connection = _connect(config)
+    click.echo(f"worker: referee {describe()}", err=True)
     delay = RESTART_BACKOFF_S[0]
     while True:
         arena_worker = make_worker(config, connection)

@@ -10,7 +10,9 @@ back every job that was in flight in it (:class:`workers.worker.ArenaWorker`).
 A match mostly waits for its bots, so threads suffice: each waits on its own sockets with the
 interpreter lock released (docs/BENCHMARKS.md, "Many matches in flight"). The horse ends when
 it has nothing in flight and the queue stays empty for :data:`POLL_S`; the worker then waits
-for the next job as usual. It takes no new job once asked to stop (SIGUSR1, the worker's warm
+for the next job as usual. With a job in flight it takes another only while its threads get the
+CPU promptly (:mod:`workers.admission`), so that the matches it plays are not charged for each
+other's CPU. It takes no new job once asked to stop (SIGUSR1, the worker's warm
 shutdown) or once its worker is gone (an orphan finishes what it has and ends).
 """
 
@@ -24,6 +26,8 @@ from rq.exceptions import DequeueTimeout
 from rq.job import Job
 from rq.queue import Queue
 
+from workers.admission import PERIOD_S, Lateness
+
 if TYPE_CHECKING:
     from rq.executions import Execution
 
@@ -34,11 +38,17 @@ POLL_S = 1
 
 
 class Stable:
-    """Up to ``size`` jobs at once in threads of one work horse (see the module's doc)."""
+    """Up to ``size`` jobs at once in threads of one work horse (see the module's doc); with a
+    job in flight, none taken while threads wake up later than ``lateness_limit_ms`` (median; 0:
+    no such limit)."""
 
-    def __init__(self, worker: ArenaWorker, size: int) -> None:
+    def __init__(self, worker: ArenaWorker, size: int, lateness_limit_ms: float = 0.0) -> None:
         self.worker = worker
         self.size = size
+        self.lateness_limit_ms = lateness_limit_ms
+        self.lateness = Lateness()
+        self._taken_at = 0
+        """How many wake-ups :attr:`lateness` had measured when the last job was started."""
         self.parent_pid = os.getppid()
         self._changed = threading.Condition()
         self._running: set[threading.Thread] = set()
@@ -51,19 +61,29 @@ class Stable:
     def run(self, job: Job, queue: Queue, execution: Execution) -> None:
         """Perform ``job`` (its execution made by the worker), and every job taken while there
         is room; return once none is left in flight."""
+        if self.lateness_limit_ms:
+            self.lateness.start()
         self._start(job, queue, execution)
         while not self._closing():
             with self._changed:
                 if len(self._running) >= self.size:
                     self._changed.wait(POLL_S)
                     continue
+                if self._running and self._late():
+                    self._changed.wait(PERIOD_S)
+                    continue
             taken = self._take()
             if taken is not None:
                 self._start(*taken, self.worker.prepare_execution(taken[0]))
             elif not self._running:
                 break
+        self.lateness.stop()
         for thread in list(self._running):
             thread.join()
+
+    def _late(self) -> bool:
+        limit = self.lateness_limit_ms
+        return bool(limit) and not self.lateness.admits(limit, since=self._taken_at)
 
     def _closing(self) -> bool:
         return self._stopping.is_set() or os.getppid() != self.parent_pid
@@ -88,6 +108,7 @@ class Stable:
         )
         with self._changed:
             self._running.add(thread)
+            self._taken_at = self.lateness.measured
         thread.start()
 
     def _perform(self, job: Job, queue: Queue, execution: Execution) -> None:

@@ -40,6 +40,7 @@ class ArenaWorker(Worker):
         store: Store,
         abandoned_after_s: int = 60,
         jobs_at_once: int = 1,
+        lateness_limit_ms: float = 0.0,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -47,6 +48,9 @@ class ArenaWorker(Worker):
         self.abandoned_after_s = abandoned_after_s
         self.jobs_at_once = jobs_at_once
         """How many jobs the work horse runs at once (1: rq's own horse, one job each)."""
+        self.lateness_limit_ms = lateness_limit_ms
+        """With a job in flight, the horse takes no other while its threads wake up later than
+        this (:mod:`workers.admission`; 0: no such limit)."""
         self.stop_signalled = False
         """SIGTERM or SIGINT arrived: the work loop ended on request, not because Redis went
         away (``python -m workers worker`` starts a new loop only in that second case)."""
@@ -81,7 +85,7 @@ class ArenaWorker(Worker):
         self._is_horse = True
         # rq's job timeout raises in the job's own thread (its SIGALRM reaches the main one only)
         self.death_penalty_class = TimerDeathPenalty
-        stable = Stable(self, self.jobs_at_once)
+        stable = Stable(self, self.jobs_at_once, self.lateness_limit_ms)
         signal.signal(STOP_TAKING, lambda signum, frame: stable.stop())
         try:
             assert self.execution is not None
@@ -173,4 +177,5 @@ def make_worker(config: Config, connection: redis.Redis) -> ArenaWorker:
         abandoned_after_s=config.abandoned_after_s,
         store=Store.from_config(config, client=connection),
         jobs_at_once=config.matches_per_worker,
+        lateness_limit_ms=config.admission_lateness_ms,
     )

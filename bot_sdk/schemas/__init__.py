@@ -1,9 +1,13 @@
-"""The JSON Schemas (draft 2020-12) of ``gongzhu-bot/1``, shipped with the package.
+"""The JSON Schemas (draft 2020-12) of ``gongzhu-bot/1`` and ``gongzhu-bot/2``, shipped with
+the package.
 
 One schema per request type (``<type>_request``), one per answer (``<kind>_answer`` and
-``hello_answer``), ``observation`` and the ``common`` definitions they share. Request schemas
-allow fields they do not name, so that an arena adding a field (which the versioning policy
-allows) does not break an older bot.
+``hello_answer``), ``observation`` and the ``common`` definitions they share. A request of
+``gongzhu-bot/2`` has its own schema where it differs (``<type>_request_2``, and
+``observation_2``, the current hand, which ``observation`` extends with the earlier results);
+the hello and the answers are the same in both. Request schemas allow fields they do not name,
+so that an arena adding a field (which the versioning policy allows) does not break an older
+bot.
 
 >>> validate_request({"protocol": "gongzhu-bot/1", "type": "hello"})
 Traceback (most recent call last):
@@ -22,7 +26,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
-from bot_sdk.protocol import PROTOCOL, MessageType
+from bot_sdk.protocol import SPOKEN, MessageType, ProtocolVersion
 
 if TYPE_CHECKING:  # the class is public, its module is not
     from referencing._core import Resolver
@@ -30,10 +34,14 @@ if TYPE_CHECKING:  # the class is public, its module is not
 NAMES = (
     "common",
     "observation",
+    "observation_2",
     "hello_request",
     "decision_request",
+    "decision_request_2",
     "hand_end_request",
+    "hand_end_request_2",
     "match_end_request",
+    "match_end_request_2",
     "hello_answer",
     "play_answer",
     "expose_answer",
@@ -109,8 +117,9 @@ def validate_request(message: Any) -> MessageType:
     if not isinstance(message, dict):
         raise InvalidMessageError(f"a request is a JSON object, not {type(message).__name__}")
     protocol = message.get("protocol")
-    if protocol != PROTOCOL:
-        raise InvalidMessageError(f"this bot speaks {PROTOCOL}, the request says {protocol!r}")
+    if protocol not in SPOKEN:
+        spoken = " and ".join(SPOKEN)
+        raise InvalidMessageError(f"this bot speaks {spoken}, the request says {protocol!r}")
     try:
         kind = MessageType(str(message.get("type")))
     except ValueError:
@@ -118,8 +127,20 @@ def validate_request(message: Any) -> MessageType:
         raise InvalidMessageError(
             f"unknown request type {message.get('type')!r}; known: {known}"
         ) from None
-    validate(f"{kind.value}_request", message)
+    validate(request_schema(kind, ProtocolVersion(protocol)), message)
     return kind
+
+
+def request_schema(kind: MessageType, protocol: ProtocolVersion) -> str:
+    """The name of the schema of a request of ``kind`` in ``protocol`` (a ``hello`` is written
+    in ``gongzhu-bot/1`` only: its schema says so).
+
+    >>> request_schema(MessageType.DECISION, ProtocolVersion.V2)
+    'decision_request_2'
+    """
+    if protocol is ProtocolVersion.V1 or kind is MessageType.HELLO:
+        return f"{kind.value}_request"
+    return f"{kind.value}_request_2"
 
 
 def describe(error: ValidationError) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks import arena, engine, memory, pull, web
+from benchmarks import arena, engine, lateness, memory, pull, web
 
 
 def test_arena_throughput_prints_in_process_and_http_rows(
@@ -70,3 +70,11 @@ def test_pull_holds_500_idle_pull_bots_and_plays_beside_them(
         assert f"| {transport} | 4 |" in out
     assert "- connected (`/ready`): 504; 1 matches of 1 hands at once" in out
     assert "pull ÷ push p50" in out
+
+
+def test_lateness_prints_a_row_per_count_of_busy_threads(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    lateness.main(["--threads", "0", "1", "--seconds", "0.3"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[1:]] == ["| 0", "| 1"]

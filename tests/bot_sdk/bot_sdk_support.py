@@ -13,7 +13,9 @@ from waitress import wasyncore
 
 from bot_sdk import Bot
 from bot_sdk.protocol import (
+    PROTOCOL,
     Message,
+    ProtocolVersion,
     decision_id,
     decision_request,
     hand_end_notice,
@@ -55,15 +57,27 @@ def is_last_play(game: Game) -> bool:
     return game.phase is Phase.PLAYING and len(game.tricks) == 12 and len(game.current_trick()) == 3
 
 
+def observations(rules: Rules, seed: int) -> Iterator[Observation]:
+    """Every decision's observation of a match played at random."""
+    game, player = Game(rules, seed=seed), RandomPlayer(seed)
+    while not game.is_over():
+        for decision in game.pending:
+            obs = game.observation(decision.seat)
+            yield obs
+            game.push(player.choose(obs))
+
+
 def record_match(
     rules: Rules,
     seed: int,
     *,
     match_id: str = "match-1",
     choose: Callable[[Observation], AnyMove] | None = None,
+    protocol: ProtocolVersion = PROTOCOL,
 ) -> Iterator[Message]:
-    """Play a match and yield every message the arena would send: each decision, then per seat
-    the ``hand_end`` notices (with the view at the hand's last play) and ``match_end``."""
+    """Play a match and yield every message the arena would send in ``protocol``: each decision,
+    then per seat the ``hand_end`` notices (with the view at the hand's last play) and
+    ``match_end``."""
     game = Game(rules, seed=seed)
     players = [RandomPlayer(seed * 4 + s) for s in range(4)]
     seq = 0
@@ -76,6 +90,7 @@ def record_match(
                 decision_id=decision_id(match_id, game.hand_number, seq),
                 time_limit_ms=1000,
                 time_bank_ms=30_000,
+                protocol=protocol,
             )
             seq += 1
             finals = [game.observation(s) for s in range(4)] if is_last_play(game) else None
@@ -84,10 +99,11 @@ def record_match(
             if finals is not None:
                 seq = 0
                 for view in finals:
-                    yield hand_end_notice(game.results[-1], view, match_id=match_id)
+                    result = game.results[-1]
+                    yield hand_end_notice(result, view, match_id=match_id, protocol=protocol)
     assert game.outcome is not None
     for seat in range(4):
-        yield match_end_notice(game.outcome, match_id=match_id, seat=seat)
+        yield match_end_notice(game.outcome, match_id=match_id, seat=seat, protocol=protocol)
 
 
 @contextmanager

@@ -19,6 +19,7 @@ from bot_sdk.dispatch import Dispatcher
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import (
     Message,
+    ProtocolVersion,
     answer_of,
     decision_id,
     decision_request,
@@ -65,7 +66,8 @@ def json_block(value: Any) -> str:
 
 def example_match() -> dict[str, Message]:
     """Seat 1 is the example bot; the others play at random. The first pass, exposure and a play
-    following a lead (in trick 2 or later) of seat 1 are kept, with hand 1's end and the match's."""
+    following a lead (in trick 2 or later) of seat 1 are kept, with hand 1's end and the match's,
+    and seat 1's pass of hand 2 in ``gongzhu-bot/2`` (``pass_2``)."""
     game = Game(RULES, seed=SEED)
     bot = LowestCard()
     others = [RandomPlayer(seat) for seat in range(4)]
@@ -88,6 +90,15 @@ def example_match() -> dict[str, Message]:
                         time_bank_ms=29_310 if kind == "play" else 30_000,
                     )
                     found[f"{kind}_answer"] = answer_of(move)
+                if game.hand_number == 2 and "pass_2" not in found:
+                    found["pass_2"] = decision_request(
+                        obs,
+                        match_id=MATCH_ID,
+                        decision_id=decision_id(MATCH_ID, game.hand_number, seq),
+                        time_limit_ms=1000,
+                        time_bank_ms=29_310,
+                        protocol=ProtocolVersion.V2,
+                    )
             else:
                 move = others[decision.seat].decide(decision)
             seq += 1
@@ -124,7 +135,8 @@ def blocks() -> dict[str, str]:
     )
     out = {
         "hello_request": json_block(hello),
-        "hello_answer": json_block(hello_answer("lowest-card", "1.0")),
+        "hello_answer": json_block(hello_answer("lowest-card", "1.0", ProtocolVersion.V2)),
+        "pass_request_2": json_block(match["pass_2"]),
         "match_end_request": json_block(match["match_end"]),
         "hand_end_request": json_block(match["hand_end"]),
     }

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from bot_sdk.cli import load_bot, main
 from bot_sdk.client import BotUnreachableError, RemoteBot
 from bot_sdk.examples.lowest_card import LowestCard
-from bot_sdk.protocol import BotInfo
+from bot_sdk.protocol import BotInfo, ProtocolVersion
 from tests.bot_sdk.bot_sdk_support import play_obs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def test_the_command_serves_a_bot() -> None:
             deadline = time.monotonic() + 15
             while True:
                 try:
-                    assert remote.hello() == BotInfo("lowest-card", "1.0")
+                    assert remote.hello() == BotInfo("lowest-card", "1.0", ProtocolVersion.V2)
                     break
                 except BotUnreachableError:
                     assert process.poll() is None, process.communicate()[0]

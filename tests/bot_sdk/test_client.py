@@ -19,7 +19,7 @@ from bot_sdk.client import (
     RemoteBot,
 )
 from bot_sdk.examples.lowest_card import LowestCard
-from bot_sdk.protocol import BotInfo, Fault, MalformedAnswerError, WrongKindError
+from bot_sdk.protocol import BotInfo, Fault, MalformedAnswerError, ProtocolVersion, WrongKindError
 from bot_sdk.server import BotApp, make_app
 from referee import CardSet, Game, Outcome, Play, RandomPlayer, Rules
 from tests.bot_sdk.bot_sdk_support import RecordingBot, SlowBot, is_last_play, play_obs, running
@@ -39,7 +39,7 @@ def test_a_whole_match_against_a_served_bot() -> None:
     RecordingBot.instances.clear()
     rules = Rules.with_variants("pass_3", "target_500")
     with running(make_app(RecordingBot, SECRET)) as url, RemoteBot(url, SECRET) as remote:
-        assert remote.hello(rules=rules) == BotInfo("recording", "1")
+        assert remote.hello(rules=rules) == BotInfo("recording", "1", ProtocolVersion.V2)
         local = LowestCard()
         game = Game(rules, seed=8)
         decisions = 0

@@ -53,7 +53,7 @@ from tests.bot_sdk.fake_arena import (
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWEST_CARD = "bot_sdk.examples.lowest_card:LowestCard"
-LOWEST_HELLO = {"name": "lowest-card", "protocol": "gongzhu-bot/1", "version": "1.0"}
+LOWEST_HELLO = {"name": "lowest-card", "protocol": "gongzhu-bot/2", "version": "1.0"}
 
 
 @pytest.fixture(params=CHANNELS)

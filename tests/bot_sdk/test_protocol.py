@@ -15,6 +15,7 @@ from bot_sdk.protocol import (
     Fault,
     IllegalAnswerError,
     MalformedAnswerError,
+    ProtocolVersion,
     WrongKindError,
     answer_of,
     decision_id,
@@ -319,9 +320,11 @@ def test_fallback_moves_are_the_documented_ones_and_legal() -> None:
 
 def test_hello_answers() -> None:
     body = encode(hello_answer("pig-hunter", "2.1"))
-    assert parse_hello_answer(body) == BotInfo("pig-hunter", "2.1")
+    assert parse_hello_answer(body) == BotInfo("pig-hunter", "2.1", ProtocolVersion.V1)
+    chosen = b'{"protocol": "gongzhu-bot/2", "name": "x", "version": "1"}'
+    assert parse_hello_answer(chosen) == BotInfo("x", "1", ProtocolVersion.V2)
     with pytest.raises(MalformedAnswerError, match="the bot answered protocol 'gongzhu-bot/2'"):
-        parse_hello_answer(b'{"protocol": "gongzhu-bot/2", "name": "x", "version": "1"}')
+        parse_hello_answer(chosen, offered=(ProtocolVersion.V1,))
     with pytest.raises(MalformedAnswerError, match='"name" must be a string of 1 to 64'):
         parse_hello_answer(encode({"protocol": PROTOCOL, "name": "", "version": "1"}))
     with pytest.raises(MalformedAnswerError, match='"version" must be a string'):
@@ -341,10 +344,12 @@ def test_the_sdk_defaults_are_the_arenas() -> None:  # the SDK documents the are
     }
 
 
-@pytest.mark.parametrize("protocol", ["gongzhu-bot/0", "gongzhu-bot/2", "", None])
+@pytest.mark.parametrize("protocol", ["gongzhu-bot/0", "gongzhu-bot/3", "", None])
 def test_a_hello_in_another_protocol_is_refused(protocol: str | None) -> None:
     body = encode({"protocol": protocol, "name": "n", "version": "1"})
-    with pytest.raises(MalformedAnswerError, match="the arena speaks gongzhu-bot/1"):
+    with pytest.raises(
+        MalformedAnswerError, match="the arena speaks gongzhu-bot/1 or gongzhu-bot/2"
+    ):
         parse_hello_answer(body)
 
 

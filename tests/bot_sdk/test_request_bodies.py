@@ -10,12 +10,16 @@ from collections.abc import Iterator
 import pytest
 
 from bot_sdk import fragments
-from bot_sdk.protocol import DecisionRequest, decision_request, encode
-from referee import CardSet, Game, HandResult, Observation, RandomPlayer, Rules, RulesError, Variant
+from bot_sdk.protocol import DecisionRequest, ProtocolVersion, decision_request, encode
+from referee import CardSet, HandResult, Observation, Rules, RulesError, Variant
 from referee.cards import CARD_NAMES
+from tests.bot_sdk.bot_sdk_support import observations as played
 
-MATCH_IDS = ["t-1:table-2:match-3", 'tournoi-\u00e9t\u00e9:"results":[]:\u68cb\\']
-"""An ordinary id, and one with non-ASCII characters, quotes, a backslash and the very text
+MATCH_IDS = [
+    "t-1:table-2:match-3",
+    'tournoi-\u00e9t\u00e9:"results":[]:"last_result":null:\u68cb\\',
+]
+"""An ordinary id, and one with non-ASCII characters, quotes, a backslash and the very texts
 the body's results are put in place of."""
 
 
@@ -29,29 +33,38 @@ def observations(seed: int) -> Iterator[Observation]:
             break
         except RulesError:
             continue
-    game, player = Game(rules, seed=seed), RandomPlayer(seed)
-    while not game.is_over():
-        for decision in game.pending:
-            obs = game.observation(decision.seat)
-            yield obs
-            game.push(player.choose(obs))
+    yield from played(rules, seed)
 
 
-def fresh(obs: Observation, match_id: str, ident: str, bank: int) -> bytes:
+def fresh(
+    obs: Observation,
+    match_id: str,
+    ident: str,
+    bank: int,
+    protocol: ProtocolVersion = ProtocolVersion.V1,
+) -> bytes:
     return encode(
         decision_request(
-            obs, match_id=match_id, decision_id=ident, time_limit_ms=1000, time_bank_ms=bank
+            obs,
+            match_id=match_id,
+            decision_id=ident,
+            time_limit_ms=1000,
+            time_bank_ms=bank,
+            protocol=protocol,
         )
     )
 
 
+@pytest.mark.parametrize("protocol", list(ProtocolVersion))
 @pytest.mark.parametrize(("match_id", "seed"), list(zip(MATCH_IDS, (1, 2), strict=True)))
-def test_every_body_of_a_match_is_the_fresh_encoding(match_id: str, seed: int) -> None:
+def test_every_body_of_a_match_is_the_fresh_encoding(
+    match_id: str, seed: int, protocol: ProtocolVersion
+) -> None:
     checked_with_results = 0
     for n, obs in enumerate(observations(seed)):
         ident, bank = f"{match_id}:{obs.hand_number}:{n}", 30_000 - n
-        body = DecisionRequest(obs, match_id, ident, 1000, bank).body
-        assert body == fresh(obs, match_id, ident, bank)
+        body = DecisionRequest(obs, match_id, ident, 1000, bank, protocol).body
+        assert body == fresh(obs, match_id, ident, bank, protocol)
         checked_with_results += bool(obs.results)
     assert checked_with_results > 200
 
@@ -95,6 +108,25 @@ def test_a_full_cache_is_emptied_and_lists_stay_right() -> None:
 
 def _result_text(result: HandResult) -> str:
     return encode(result.to_json()).decode()
+
+
+def test_an_object_is_encoded_once_and_its_text_only_used_for_itself() -> None:
+    encoded: list[HandResult] = []
+
+    def counting(result: HandResult) -> object:
+        encoded.append(result)
+        return result.to_json()
+
+    result_json = fragments.ObjectJson(counting, 2)
+    last = [obs.results[-1] for obs in observations(17) if obs.results]
+    for result in last:
+        assert result_json(result) == _result_text(result)
+        assert len(result_json._texts) <= 2
+    assert len(encoded) == len({id(r) for r in last})
+    # an entry left under another object's id by an object that is gone is not that object's
+    other = last[0]._replace(totals=(1, 2, 3, 4))
+    result_json._texts[id(other)] = (last[0], '{"stale":true}')
+    assert result_json(other) == _result_text(other)
 
 
 def test_card_sets_and_tricks_are_their_canonical_json() -> None:

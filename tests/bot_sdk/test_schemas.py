@@ -13,7 +13,9 @@ from jsonschema import Draft202012Validator
 
 from bot_sdk.protocol import (
     PROTOCOL,
+    SPOKEN,
     Message,
+    ProtocolVersion,
     answer_of,
     encode,
     fallback_move,
@@ -22,7 +24,15 @@ from bot_sdk.protocol import (
     parse_answer,
     read_decision,
 )
-from bot_sdk.schemas import NAMES, InvalidMessageError, bundled, load, validate, validate_request
+from bot_sdk.schemas import (
+    NAMES,
+    InvalidMessageError,
+    bundled,
+    load,
+    request_schema,
+    validate,
+    validate_request,
+)
 from referee import DecisionKind, Game, Observation, RandomPlayer, Rules
 from tests.bot_sdk.bot_sdk_support import VARIANT_PROFILES, record_match
 
@@ -75,12 +85,13 @@ def test_every_schema_is_shipped_as_package_data_and_is_a_valid_2020_12_schema()
 
 def test_request_schemas_require_every_field_they_name() -> None:
     """Every documented field is always sent (null when it does not apply); an answer's
-    ``note`` alone is optional."""
+    ``note`` alone is optional, and a hello's ``protocols``, which an arena that speaks
+    ``gongzhu-bot/1`` only does not send."""
 
     def walk(schema: Any) -> None:
         if isinstance(schema, dict):
             if "properties" in schema:
-                named = set(schema["properties"]) - {"note"}
+                named = set(schema["properties"]) - {"note", "protocols"}
                 assert set(schema["required"]) == named, schema.get("title")
             for value in schema.values():
                 walk(value)
@@ -92,19 +103,25 @@ def test_request_schemas_require_every_field_they_name() -> None:
         walk(bundled(name))
 
 
+@pytest.mark.parametrize("protocol", SPOKEN)
 @pytest.mark.parametrize("profile", sorted(VARIANT_PROFILES))
-def test_real_requests_of_every_variant_match_the_schemas_exactly(profile: str) -> None:
+def test_real_requests_of_every_variant_match_the_schemas_exactly(
+    profile: str, protocol: ProtocolVersion
+) -> None:
     rules = VARIANT_PROFILES[profile]
-    messages = list(record_match(rules, seed=11, match_id=f"schema-{profile}"))
+    match_id = f"schema-{profile}"
+    messages = list(record_match(rules, seed=11, match_id=match_id, protocol=protocol))
     kinds = {m["kind"] for m in messages if m["type"] == "decision"}
     assert "play" in kinds and ("pass" in kinds) == rules.passing
     assert {m["type"] for m in messages} == {"decision", "hand_end", "match_end"}
     check_strictly("hello_request", hello_request(match_id="m", seat=0, rules=rules))
+    observation = "observation" if protocol is ProtocolVersion.V1 else "observation_2"
     for message in sample(messages):
-        assert validate_request(message).value == message["type"]
-        check_strictly(f"{message['type']}_request", message)
+        kind = validate_request(message)
+        assert kind.value == message["type"]
+        check_strictly(request_schema(kind, protocol), message)
         if message["type"] == "decision":
-            check_strictly("observation", message["observation"])
+            check_strictly(observation, message["observation"])
             obs = read_decision(message)
             check_strictly(f"{message['kind']}_answer", answer_of(fallback_move(obs)))
 
@@ -130,7 +147,7 @@ def test_random_answers_match_the_answer_schemas() -> None:
         ("expose_answer", {"expose": ["AH", "AH"]}),
         ("expose_answer", {"expose": "AH"}),
         ("pass_answer", {"pass": []}),
-        ("hello_answer", {"protocol": "gongzhu-bot/2", "name": "x", "version": "1"}),
+        ("hello_answer", {"protocol": "gongzhu-bot/3", "name": "x", "version": "1"}),
         ("hello_answer", {"protocol": PROTOCOL, "name": "", "version": "1"}),
     ],
 )
@@ -160,7 +177,8 @@ def decision(obs: Observation) -> Message:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda m: m.update(protocol="gongzhu-bot/2"), "speaks gongzhu-bot/1"),
+        (lambda m: m.update(protocol="gongzhu-bot/3"), "speaks gongzhu-bot/1 and gongzhu-bot/2"),
+        (lambda m: m.update(protocol="gongzhu-bot/2"), "'last_result' is a required property"),
         (lambda m: m.update(type="chat"), "unknown request type 'chat'"),
         (lambda m: m.pop("decision_id"), "'decision_id' is a required property"),
         (lambda m: m.update(seat=4), "seat: 4 is greater than the maximum of 3"),

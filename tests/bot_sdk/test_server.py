@@ -76,11 +76,15 @@ def lowest_card_url() -> Iterator[str]:
 
 
 def test_hello(lowest_card_url: str) -> None:
-    response = post(lowest_card_url, hello_request(match_id="m", seat=1, rules=Rules()))
+    request = hello_request(match_id="m", seat=1, rules=Rules())
+    response = post(lowest_card_url, request)
     assert response.status_code == 200
     assert response.headers["Content-Type"] == "application/json"
-    assert response.json() == {"protocol": "gongzhu-bot/1", "name": "lowest-card", "version": "1.0"}
+    assert response.json() == {"protocol": "gongzhu-bot/2", "name": "lowest-card", "version": "1.0"}
     validate("hello_answer", response.json())
+    del request["protocols"]  # an arena that speaks gongzhu-bot/1 only
+    response = post(lowest_card_url, request)
+    assert response.json() == {"protocol": "gongzhu-bot/1", "name": "lowest-card", "version": "1.0"}
 
 
 def test_expose_pass_and_play_are_answered(lowest_card_url: str) -> None:

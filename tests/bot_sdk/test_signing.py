@@ -11,13 +11,14 @@ SECRET = "gongzhu-example-secret"
 TIMESTAMP = 1767225600
 BODY = encode(hello_request())
 # Computed independently: printf '%s' "1767225600.$BODY" | openssl dgst -sha256 -hmac "$SECRET"
-EXPECTED = "b2f4872c790eaa55756d4591cc7e60fa649592b20353fd5047bddc6bb0badcb0"
+EXPECTED = "bcb1e55c0bf39ec0f88b2bc07effa1703168684e5133bccfbee0db1d911b6f16"
 
 
 def test_known_answer() -> None:
     assert BODY == (
         b'{"arena":"gongzhu-arena","deal_commitment":null,"match_id":null,"protocol":"gongzhu-bot/1",'
-        b'"rules":null,"seat":null,"time_bank_ms":30000,"time_limit_ms":1000,"type":"hello"}'
+        b'"protocols":["gongzhu-bot/1","gongzhu-bot/2"],"rules":null,"seat":null,'
+        b'"time_bank_ms":30000,"time_limit_ms":1000,"type":"hello"}'
     )
     assert sign(SECRET, BODY, TIMESTAMP) == {
         TIMESTAMP_HEADER: "1767225600",

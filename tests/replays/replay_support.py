@@ -21,8 +21,10 @@ from arena.match_loop import InProcessSeat, Reply, SeatPlayer, play_match
 from bot_sdk import Bot
 from bot_sdk.dispatch import fallback_answer
 from bot_sdk.protocol import (
+    PROTOCOL,
     AnswerError,
     DecisionRequest,
+    ProtocolVersion,
     Status,
     answer_of,
     encode,
@@ -150,8 +152,18 @@ class ScriptedSeat:
     way.
     """
 
-    def __init__(self, seat: int, script: Script, *, seed: int | str, hashes: bool = True) -> None:
-        self.info = SeatInfo(seat, f"bot-{seat}", f"scripted-{seat}", "2.1", kind="http")
+    def __init__(
+        self,
+        seat: int,
+        script: Script,
+        *,
+        seed: int | str,
+        hashes: bool = True,
+        protocol: ProtocolVersion = PROTOCOL,
+    ) -> None:
+        self.info = SeatInfo(
+            seat, f"bot-{seat}", f"scripted-{seat}", "2.1", kind="http", protocol=protocol
+        )
         self.script = script
         self.hashes = hashes
         self.asked = 0
@@ -193,7 +205,8 @@ class ScriptedSeat:
     def greet(self, origin_ns: int) -> None:
         """The ``hello`` before a match that started at ``origin_ns``, in the seat's info."""
         exchange = self._sent(encode(hello_request()))
-        self._received(exchange, encode(hello_answer(self.info.name, self.info.version)), 2)
+        answer = hello_answer(self.info.name, self.info.version, self.info.protocol)
+        self._received(exchange, encode(answer), 2)
         self.info = dataclasses.replace(self.info, hello=exchange.timing(origin_ns))
 
     def _sent(self, body: bytes) -> Exchange:

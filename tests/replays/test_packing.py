@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from replays.integrity import IntegrityError, canonical, pack, unpack, unpacked_
 from tests.replays.replay_examples import example_log
 from tests.replays.replay_support import PROFILES, forfeiting_players, record, sealed
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LOGS = {
     "timeouts, malformed and late answers, hellos": sealed(example_log()),
     "forfeits, passing": sealed(record(PROFILES["pass_next"], 11, forfeiting_players(11))),
@@ -50,6 +52,24 @@ def test_only_what_the_log_rebuilds_is_left_out() -> None:
         assert {k: v for k, v in stored.items() if k != "timing"} == {
             k: v for k, v in original.items() if k in stored and k != "timing"
         }
+
+
+def test_the_request_hashes_of_both_protocol_versions_are_rebuilt_and_left_out() -> None:
+    log = json.loads((FIXTURES / "replay-6.json").read_text("utf-8"))  # seat 3: gongzhu-bot/2
+    assert [seat["protocol"] for seat in log["seats"]][1:] == [
+        "gongzhu-bot/1", "gongzhu-bot/1", "gongzhu-bot/2"
+    ]  # fmt: skip
+    blob = pack(log)
+    assert unpack(blob) == log
+    kept = [d for h in _frame(blob)["hands"] for d in h["decisions"]]
+    full = [d for h in log["hands"] for d in h["decisions"]]
+    hashed = {d["seat"] for d in full if d["request_sha256"]}
+    assert hashed == {1, 2, 3}
+    assert all(
+        "request_sha256" not in stored
+        for stored, original in zip(kept, full, strict=True)
+        if original["request_sha256"]
+    )
 
 
 def test_a_log_changed_after_its_seal_is_kept_whole_as_it_is() -> None:

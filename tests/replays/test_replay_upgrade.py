@@ -1,5 +1,5 @@
 """Old logs stay readable: the golden logs of every version read and verify as they were
-sealed, versions 1 to 4 through the registered upgrades to version 5, and a log of an older
+sealed, versions 1 to 5 through the registered upgrades to version 6, and a log of an older
 format is upgraded through the chain (also tested with a hypothetical version 0)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bot_sdk.protocol import FALLBACK_NOTE, Status
+from bot_sdk.protocol import FALLBACK_NOTE, ProtocolVersion, Status
 from replays.cli import main
 from replays.deals import DealScheme, DealSource
 from replays.integrity import check, key_id_of, public_key_from_pem
@@ -27,7 +27,8 @@ GOLDEN = FIXTURES / "replay-1.json"
 VERSION_2 = FIXTURES / "replay-2.json"
 VERSION_3 = FIXTURES / "replay-3.json"
 VERSION_4 = FIXTURES / "replay-4.json"
-CURRENT = FIXTURES / "replay-5.json"
+VERSION_5 = FIXTURES / "replay-5.json"
+CURRENT = FIXTURES / "replay-6.json"
 OLD = FIXTURES / "replay-0.json"
 PUBLIC_KEY = public_key_from_pem((FIXTURES / "replay-1.pub.pem").read_bytes())
 Data = dict[str, Any]
@@ -112,6 +113,27 @@ def test_the_golden_version_4_log_reads_as_no_continuation_and_verifies() -> Non
     assert json.loads(VERSION_4.read_text("utf-8")) == data  # reading never changes it
 
 
+def test_the_golden_version_5_log_reads_every_seat_as_gongzhu_bot_1_and_verifies() -> None:
+    data: Data = json.loads(VERSION_5.read_text("utf-8"))
+    assert data["format"] == "gongzhu-replay/5"
+    assert all("protocol" not in seat for seat in data["seats"])
+    check(data, {KEY_ID: PUBLIC_KEY})  # the seal covers the stored version 5 bytes
+    validate(data)
+    validate(upgrade(data))
+    log = read_log(data)
+    assert {seat.protocol for seat in log.seats} == {ProtocolVersion.V1}
+    result = verify(log, secret=FIXTURE_SECRET)
+    assert result.ok and result.deals_checked and result.requests_checked > 0
+    assert json.loads(VERSION_5.read_text("utf-8")) == data  # reading never changes it
+
+
+def test_the_golden_current_log_has_a_seat_speaking_each_protocol_version() -> None:
+    log = read_log(current())
+    assert [seat.protocol for seat in log.seats] == [ProtocolVersion.V1] * 3 + [ProtocolVersion.V2]
+    hashed = {d.seat for hand in log.hands for d in hand.decisions if d.request_sha256}
+    assert {1, 2, 3} <= hashed
+
+
 def test_the_golden_current_log_has_timings_and_both_deadlines() -> None:
     log = read_log(current())
     http = [seat for seat in log.seats if seat.kind == "http"]
@@ -124,7 +146,7 @@ def test_the_golden_current_log_has_timings_and_both_deadlines() -> None:
 
 def test_the_golden_current_log_is_sealed_valid_and_its_deals_follow_from_the_secret() -> None:
     data = current()
-    assert data["format"] == FORMAT == "gongzhu-replay/5"
+    assert data["format"] == FORMAT == "gongzhu-replay/6"
     assert data["continues"] is None
     check(data, {KEY_ID: PUBLIC_KEY})
     validate(data)
@@ -191,7 +213,7 @@ def old() -> Data:
 
 
 def test_an_old_format_is_unknown_until_an_upgrade_is_registered() -> None:
-    assert set(UPGRADES) == {f"gongzhu-replay/{n}" for n in (1, 2, 3, 4)}  # all there ever were
+    assert set(UPGRADES) == {f"gongzhu-replay/{n}" for n in (1, 2, 3, 4, 5)}  # all there were
     with pytest.raises(LogReadError, match="unknown log format 'gongzhu-replay/0'"):
         read_log(old())
 
@@ -223,7 +245,7 @@ def test_a_circle_of_upgrades_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_a_wrong_upgrade_is_caught_when_the_log_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(UPGRADES, "gongzhu-replay/0", ("gongzhu-replay/1", players_to_seats))
-    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/5 log: KeyError"):
+    with pytest.raises(LogReadError, match="not a valid gongzhu-replay/6 log: KeyError"):
         read_log(old())
 
 
@@ -232,4 +254,4 @@ def test_the_cli_reads_an_old_log(monkeypatch: pytest.MonkeyPatch) -> None:
     key = str(FIXTURES / "replay-1.pub.pem")
     outcome = CliRunner().invoke(main, ["verify", str(OLD), "--public-key", key])
     assert outcome.exit_code == 0, outcome.output
-    assert "format     ok: gongzhu-replay/5, from gongzhu-replay/0" in outcome.output
+    assert "format     ok: gongzhu-replay/6, from gongzhu-replay/0" in outcome.output

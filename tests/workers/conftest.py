@@ -70,6 +70,7 @@ def environment(config: Config) -> dict[str, str]:
         "GONGZHU_ABANDONED_AFTER_S": str(config.abandoned_after_s),
         "GONGZHU_MAINTENANCE_INTERVAL_S": str(config.maintenance_interval_s),
         "GONGZHU_MATCHES_PER_WORKER": str(config.matches_per_worker),
+        "GONGZHU_ADMISSION_LATENESS_MS": str(config.admission_lateness_ms),
         "GONGZHU_LADDER_INTERVAL_S": str(config.ladder_interval_s),
         "GONGZHU_LADDER_TABLES": str(config.ladder_tables),
         "GONGZHU_LADDER_HANDS": str(config.ladder_hands),

@@ -7,6 +7,8 @@ same with real worker processes.)"""
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -30,7 +32,9 @@ from arena.queue import (
 from arena.records import Format, MatchStatus, TournamentSpec, TournamentStatus
 from arena.store import Store
 from referee import Rules
+from referee.build import describe
 from replays.log import TimeControl
+from tests.workers.conftest import ROOT, environment
 from workers.worker import ArenaWorker, make_worker
 
 SEATS = ["bot_a", "bot_b", "bot_c", "house:easy"]
@@ -218,3 +222,17 @@ def test_only_workers_with_a_recent_heartbeat_are_counted_live(queue: Queue) -> 
     queue.enqueue("builtins.print", "waiting")
     assert workers_and_depth(queue, live_within_s=60) == (1, 1)
     assert workers_and_depth(queue, live_within_s=120) == (2, 1)
+
+
+def test_a_worker_says_which_referee_it_plays_with(config: Config) -> None:
+    finished = subprocess.run(
+        [sys.executable, "-m", "workers", "worker", "--burst"],
+        check=False,
+        cwd=ROOT,
+        env=environment(config),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert f"worker: referee {describe()}\n" in finished.stderr
