@@ -6,9 +6,10 @@ profiles (any variants, up to the default 100 hands), and every log is sealed. T
 gives the bytes stored per hand (indented JSON, canonical JSON, and each codec: zlib as the
 arena stored logs until the archive, zstd without and with the trained dictionary, the stored
 form with the rebuilt fields left out, the cache's quick copy) and hands per second for
-verification with and without rebuilding the requests, for packing, for reading each stored
-form back, for schema validation, and for all that ``python -m replays verify`` checks of a
-log's JSON (best of ``--rounds``, in CPU time: one process, a core's, which the machine's
+verification with and without rebuilding the requests (the seats spoken to in
+``gongzhu-bot/1``, then the same matches in ``gongzhu-bot/2``), for packing, for reading each
+stored form back, for schema validation, and for all that ``python -m replays verify`` checks
+of a log's JSON (best of ``--rounds``, in CPU time: one process, a core's, which the machine's
 load changes less than the wall clock).
 
     python benchmarks/replays.py                  # 100 matches (or python -m benchmarks.replays)
@@ -38,7 +39,14 @@ if not __package__:
 
 from arena.exchange import Exchange
 from arena.match_loop import Reply, play_match
-from bot_sdk.protocol import DecisionRequest, Status, answer_of, encode
+from bot_sdk.protocol import (
+    PROTOCOL,
+    DecisionRequest,
+    ProtocolVersion,
+    Status,
+    answer_of,
+    encode,
+)
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
 from replays.cli import LogCheck
 from replays.deals import DealSource
@@ -54,9 +62,11 @@ class ArenaSeat:
     """A random player logged like a bot over HTTP, on a kept-alive connection; ``elapsed`` is
     the match's clock (in ns, from its start), which its answers move on."""
 
-    def __init__(self, seat: int, seed: str, elapsed: list[int]) -> None:
+    def __init__(
+        self, seat: int, seed: str, elapsed: list[int], protocol: ProtocolVersion = PROTOCOL
+    ) -> None:
         self._elapsed = elapsed
-        self.info = SeatInfo(seat, f"bot-{seat}", f"random-{seat}", "1.0")
+        self.info = SeatInfo(seat, f"bot-{seat}", f"random-{seat}", "1.0", protocol=protocol)
         self._player = RandomPlayer(seed)
         self._rng = random.Random(seed)
 
@@ -87,7 +97,9 @@ def random_rules(rng: random.Random) -> Rules:
             continue
 
 
-def play(matches: int, seed: int) -> list[MatchLog]:
+def play(matches: int, seed: int, protocol: ProtocolVersion = PROTOCOL) -> list[MatchLog]:
+    """``matches`` random matches, every seat spoken to in ``protocol`` (the same matches, move
+    for move, in either version: the players see the same observations)."""
     rng = random.Random(seed)
     logs = []
     for n in range(matches):
@@ -96,7 +108,7 @@ def play(matches: int, seed: int) -> list[MatchLog]:
         logs.append(
             play_match(
                 Game(random_rules(rng), seed=f"bench-{seed}-{n}"),
-                [ArenaSeat(s, f"{seed}-{n}-{s}", elapsed) for s in range(4)],
+                [ArenaSeat(s, f"{seed}-{n}-{s}", elapsed, protocol) for s in range(4)],
                 match_id=match_id,
                 deals=DealSource.practice(f"bench-{seed}-{n}"),
                 time_control=TimeControl(1000, 30_000, 5),
@@ -118,18 +130,21 @@ def _each(function: Callable[[Any], object], items: Sequence[Any]) -> Callable[[
     return run
 
 
-def best_rate(hands: int, rounds: int, work: Callable[[], object]) -> float:
-    """Hands per second of the fastest of ``rounds`` runs of ``work``, in CPU time."""
-    best = float("inf")
+def best_rates(hands: int, rounds: int, work: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Hands per second of the fastest of ``rounds`` runs of each of ``work``, in CPU time; each
+    round runs every one in turn, so that a change in the machine's load falls on them all."""
+    best = dict.fromkeys(work, float("inf"))
     for _ in range(rounds):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return hands / best
+        for name, run in work.items():
+            start = time.process_time()
+            run()
+            best[name] = min(best[name], time.process_time() - start)
+    return {name: hands / seconds for name, seconds in best.items()}
 
 
 def report(matches: int, rounds: int, seed: int) -> list[str]:
     logs = play(matches, seed)
+    logs_2 = play(matches, seed, ProtocolVersion.V2)
     key = generate_key()
     sealed: list[dict[str, Any]] = [seal(log.to_json(), key, key_id="bench") for log in logs]
     zlibbed = [zlib.compress(canonical(data), 9) for data in sealed]
@@ -158,6 +173,10 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
         "verify, without the request check": _each(
             lambda log: verify(log, check_requests=False), logs
         ),
+        "verify, rebuilding every request, gongzhu-bot/2": _each(verify, logs_2),
+        "verify, without the request check, gongzhu-bot/2": _each(
+            lambda log: verify(log, check_requests=False), logs_2
+        ),
         "pack (the stored form, from sealed JSON)": _each(pack, sealed),
         "unpack + read_log, zlib form": _each(lambda blob: read_log(unpack(blob)), zlibbed),
         "unpack + read_log, stored form (rebuilds)": _each(
@@ -167,8 +186,8 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
         "schema validation": _each(validate, sealed),
         "python -m replays verify's checks of a log": _each(_cli_check, texts),
     }
-    rates = {name: best_rate(hands, rounds, run) for name, run in work.items()}
-    assert all(verify(log).ok for log in logs)
+    rates = best_rates(hands, rounds, work)
+    assert all(verify(log).ok for log in logs + logs_2)
     assert all(unpacked_json(b) == canonical(d) for b, d in zip(stored, sealed, strict=True))
     lines = [
         f"{matches} random matches (seed {seed}): {hands} hands, {decisions} decisions, "
@@ -180,6 +199,11 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
         lines.append(f"  {name:<50}{size / hands:>12,.0f}{size / packed:>8.2f}x")
     lines += ["", f"  {'speed (best of ' + str(rounds) + ', CPU time)':<50}{'hands/s':>12}"]
     lines += [f"  {name:<50}{rate:>12,.0f}" for name, rate in rates.items()]
+    v2 = rates["verify, rebuilding every request, gongzhu-bot/2"]
+    lines.append(
+        f"  gongzhu-bot/2 logs ÷ gongzhu-bot/1 logs, verify rebuilding every request: "
+        f"{v2 / rates['verify, rebuilding every request']:.2f}x"
+    )
     return lines
 
 
