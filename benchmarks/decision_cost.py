@@ -25,7 +25,14 @@ alternating by round; each process imports only its own tree's code (its tree fi
    SHA-256), then hands per second of ``replays.verify.verify`` rebuilding and hashing every
    request (what ``python -m replays verify`` does), of ``verify`` without the request check,
    and of reading the archive's stored form back (``unpack`` + ``read_log``, which rebuilds
-   every request's hash); the best of three passes, CPU time.
+   every request's hash); the best of three passes, CPU time. With ``--jobs N`` (N > 1), also
+   hands per second of ``verify`` of the same logs in N processes at once: wall clock, so it
+   counts the machine's load; the single-process figures are per core. With ``--instructions``,
+   ``verify``'s instructions per hand (rebuilding the requests) are counted too: under
+   callgrind, one run that makes the logs and verifies them once less one that only makes
+   them. Valgrind hides the CPU's SHA extensions, so OpenSSL hashes in software there: the
+   count overstates the SHA-256's share (about 28 instructions a byte, where the CPU takes
+   about 2 cycles).
 
 With ``--profile``, each tree's process runs each part once under cProfile (CPU time) and
 prints its top functions instead.
@@ -42,6 +49,7 @@ import io
 import json
 import os
 import pstats
+import shutil
 import statistics
 import subprocess
 import sys
@@ -54,7 +62,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if Path(sys.path[0]).resolve() == ROOT / "benchmarks":  # run as a script
-    sys.path[0] = str(ROOT)  # would shadow the ``replays`` package
+    # This directory would shadow the ``replays`` package. A child measures the tree it runs in
+    # (its working directory, which may be the earlier revision's): that tree comes first.
+    sys.path[0] = str(Path.cwd() if "--child" in sys.argv else ROOT)
 
 VERIFY_PASSES = 3
 PROFILE_LINES = 14
@@ -66,9 +76,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", default="ed784a3", help="the earlier revision (git)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--hands", default="1,20", help="hands per match, comma-separated")
+    parser.add_argument(
+        "--hands", default="1,20", help="hands per match, comma-separated (none: '')"
+    )
     parser.add_argument("--decisions", type=int, default=1000, help="decisions per figure")
     parser.add_argument("--logs", type=int, default=40, help="random matches to verify")
+    parser.add_argument("--jobs", type=int, default=1, help="also verify in this many processes")
     parser.add_argument("--instructions", action="store_true", help="also count instructions")
     parser.add_argument(
         "--profile",
@@ -92,11 +105,12 @@ def compare(args: argparse.Namespace) -> None:
     from benchmarks.arena import start_bot_server, stop_server
     from benchmarks.layers import archive
 
-    hands = [int(h) for h in args.hands.split(",")]
+    hands = [int(h) for h in args.hands.split(",") if h]
     with tempfile.TemporaryDirectory(prefix="gz-decisions-") as directory:
         workdir = Path(directory)
         earlier = workdir / "earlier"
         archive(args.against, earlier)
+        share_compiled_referee(earlier)
         trees = {"this tree": ROOT, f"at {args.against}": earlier}
         server, url = start_bot_server()
         try:
@@ -105,6 +119,7 @@ def compare(args: argparse.Namespace) -> None:
                 "hands": hands,
                 "decisions": args.decisions,
                 "logs": args.logs,
+                "jobs": args.jobs,
                 "profile": args.profile,
             }
             if args.profile:
@@ -124,6 +139,18 @@ def compare(args: argparse.Namespace) -> None:
         finally:
             stop_server(server)
     report(args, results, counts)
+
+
+def share_compiled_referee(tree: Path) -> None:
+    """Give ``tree`` this tree's compiled referee when its referee's sources are the same (the
+    build is chosen by their digest, referee/build.py), so that both trees run the same one."""
+    from referee import build
+
+    compiled = build.choice().directory
+    if compiled is not None and build.sources_digest(tree / "referee") == build.sources_digest(
+        build.PACKAGE_DIR
+    ):
+        shutil.copytree(compiled, tree / "referee" / compiled.name)
 
 
 def child(
@@ -157,11 +184,23 @@ def instructions(tree: Path, plan: dict[str, Any], workdir: Path) -> dict[str, f
         line = next(x for x in done["stderr"].splitlines() if "Collected :" in x)
         return int(line.split(":")[-1].strip()), done["decided"].get(str(hands), 0)
 
+    def verified(passes: int) -> tuple[int, int]:
+        step = {**plan, "hands": [], "verify_passes": passes}
+        done = child(tree, step, workdir, prefix)
+        line = next(x for x in done["stderr"].splitlines() if "Collected :" in x)
+        return int(line.split(":")[-1].strip()), done["verified_hands"]
+
     out: dict[str, float] = {}
     for hands in plan["hands"]:
         base, _ = count(hands, 0)
         total, decided = count(hands, 100)
         out[f"instructions per decision, {hands}-hand matches"] = (total - base) / decided
+    if plan["logs"]:
+        base, _ = verified(0)
+        total, verified_hands = verified(1)
+        out["verify instructions per hand, rebuilding every request"] = (
+            total - base
+        ) / verified_hands
     return out
 
 
@@ -224,9 +263,14 @@ def measure(plan: dict[str, Any]) -> dict[str, Any]:
         sizes[str(hands)] = [int(statistics.median(bodies or [0])), max(bodies or [0])]
         if count:
             figures[f"arena CPU ms per decision, {hands}-hand matches"] = cpu * 1000 / count
+    if "verify_passes" in plan:  # counted under callgrind: the work, untimed
+        return {"verified_hands": verify_passes(plan["logs"], plan["verify_passes"])}
     if plan["logs"]:
         figures.update(
-            profiled("verification", partial(verification, plan["logs"], bool(plan.get("profile"))))
+            profiled(
+                "verification",
+                partial(verification, plan["logs"], bool(plan.get("profile")), plan["jobs"]),
+            )
         )
     return {"figures": figures, "decided": decided, "sizes": sizes, "profile": "\n".join(profiles)}
 
@@ -288,7 +332,18 @@ def arena_cpu(url: str, hands: int, decisions: int) -> tuple[float, int, list[in
     return time.process_time() - start, count, bodies
 
 
-def verification(matches: int, only_verify: bool = False) -> dict[str, float]:
+def verify_passes(matches: int, passes: int) -> int:
+    """Make ``matches`` random logs and verify them ``passes`` times; their hands."""
+    from benchmarks.replays import play
+    from replays.verify import verify
+
+    logs = play(matches, 1)
+    for _ in range(passes):
+        assert all(verify(log).ok for log in logs)
+    return sum(len(log.hands) for log in logs)
+
+
+def verification(matches: int, only_verify: bool = False, jobs: int = 1) -> dict[str, float]:
     """Hands per second of each of the work below (with ``only_verify``, of ``verify`` with
     the request check alone)."""
     from benchmarks.replays import play
@@ -300,6 +355,10 @@ def verification(matches: int, only_verify: bool = False) -> dict[str, float]:
     hands = sum(len(log.hands) for log in logs)
     key = generate_key()
     stored = [pack(seal(log.to_json(), key, key_id="bench")) for log in logs]
+    if jobs > 1 and not only_verify:
+        out = {f"verify hands/s in {jobs} processes, wall clock": in_processes(logs, jobs)}
+    else:
+        out = {}
     work: dict[str, Callable[[], object]] = {
         "verify hands/s, rebuilding every request": lambda: [verify(log) for log in logs],
         "verify hands/s, without the request check": lambda: [
@@ -311,7 +370,6 @@ def verification(matches: int, only_verify: bool = False) -> dict[str, float]:
     }
     if only_verify:
         work = dict(list(work.items())[:1])
-    out = {}
     for name, run in work.items():
         best = float("inf")
         for _ in range(VERIFY_PASSES):
@@ -321,6 +379,36 @@ def verification(matches: int, only_verify: bool = False) -> dict[str, float]:
         out[name] = hands / best
     assert all(verify(log).ok for log in logs)
     return out
+
+
+_LOGS: list[Any] = []
+"""The logs :func:`in_processes` verifies: its processes, forked after they are set, have them."""
+
+
+def in_processes(logs: list[Any], jobs: int) -> float:
+    """Hands per second (wall clock, best of three) of ``logs`` verified by ``jobs`` forked
+    processes, each verifying its share (the pool started and warm before the clock starts)."""
+    import multiprocessing
+
+    _LOGS[:] = logs
+    hands = sum(len(log.hands) for log in logs)
+    best = float("inf")
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        pool.map(verified_hands, range(jobs))
+        for _ in range(VERIFY_PASSES):
+            start = time.perf_counter()
+            assert sum(pool.map(verified_hands, range(len(logs)), chunksize=1)) == hands
+            best = min(best, time.perf_counter() - start)
+    return hands / best
+
+
+def verified_hands(index: int) -> int:
+    """Verify the ``index``-th log of :data:`_LOGS`: its hands."""
+    from replays.verify import verify
+
+    result = verify(_LOGS[index])
+    assert result.ok, result.discrepancy
+    return result.hands
 
 
 if __name__ == "__main__":

@@ -6,12 +6,16 @@ profiles (any variants, up to the default 100 hands), and every log is sealed. T
 gives the bytes stored per hand (indented JSON, canonical JSON, and each codec: zlib as the
 arena stored logs until the archive, zstd without and with the trained dictionary, the stored
 form with the rebuilt fields left out, the cache's quick copy) and hands per second for
-verification with and without rebuilding the requests, for packing, for reading each stored
-form back, and for schema validation (best of ``--rounds``).
+verification with and without rebuilding the requests (the seats spoken to in
+``gongzhu-bot/1``, then the same matches in ``gongzhu-bot/2``), for packing, for reading each
+stored form back, for schema validation, and for all that ``python -m replays verify`` checks
+of a log's JSON (best of ``--rounds``, in CPU time: one process, a core's, which the machine's
+load changes less than the wall clock).
 
     python benchmarks/replays.py                  # 100 matches (or python -m benchmarks.replays)
     python benchmarks/replays.py --matches 20 --rounds 1
     python benchmarks/replays.py --matches 100 --seed 7 --train-dictionary replays/dictionaries
+    python benchmarks/replays.py --matches 100 --write logs/   # then: python -m replays verify
 """
 
 from __future__ import annotations
@@ -35,8 +39,16 @@ if not __package__:
 
 from arena.exchange import Exchange
 from arena.match_loop import Reply, play_match
-from bot_sdk.protocol import DecisionRequest, Status, answer_of, encode
+from bot_sdk.protocol import (
+    PROTOCOL,
+    DecisionRequest,
+    ProtocolVersion,
+    Status,
+    answer_of,
+    encode,
+)
 from referee import Game, HandResult, Observation, Outcome, RandomPlayer, Rules, RulesError, Variant
+from replays.cli import LogCheck
 from replays.deals import DealSource
 from replays.integrity import canonical, generate_key, pack, seal, unpack, unpacked_json
 from replays.log import Connection, MatchLog, SeatInfo, TimeControl
@@ -50,9 +62,11 @@ class ArenaSeat:
     """A random player logged like a bot over HTTP, on a kept-alive connection; ``elapsed`` is
     the match's clock (in ns, from its start), which its answers move on."""
 
-    def __init__(self, seat: int, seed: str, elapsed: list[int]) -> None:
+    def __init__(
+        self, seat: int, seed: str, elapsed: list[int], protocol: ProtocolVersion = PROTOCOL
+    ) -> None:
         self._elapsed = elapsed
-        self.info = SeatInfo(seat, f"bot-{seat}", f"random-{seat}", "1.0")
+        self.info = SeatInfo(seat, f"bot-{seat}", f"random-{seat}", "1.0", protocol=protocol)
         self._player = RandomPlayer(seed)
         self._rng = random.Random(seed)
 
@@ -83,7 +97,9 @@ def random_rules(rng: random.Random) -> Rules:
             continue
 
 
-def play(matches: int, seed: int) -> list[MatchLog]:
+def play(matches: int, seed: int, protocol: ProtocolVersion = PROTOCOL) -> list[MatchLog]:
+    """``matches`` random matches, every seat spoken to in ``protocol`` (the same matches, move
+    for move, in either version: the players see the same observations)."""
     rng = random.Random(seed)
     logs = []
     for n in range(matches):
@@ -92,7 +108,7 @@ def play(matches: int, seed: int) -> list[MatchLog]:
         logs.append(
             play_match(
                 Game(random_rules(rng), seed=f"bench-{seed}-{n}"),
-                [ArenaSeat(s, f"{seed}-{n}-{s}", elapsed) for s in range(4)],
+                [ArenaSeat(s, f"{seed}-{n}-{s}", elapsed, protocol) for s in range(4)],
                 match_id=match_id,
                 deals=DealSource.practice(f"bench-{seed}-{n}"),
                 time_control=TimeControl(1000, 30_000, 5),
@@ -114,22 +130,26 @@ def _each(function: Callable[[Any], object], items: Sequence[Any]) -> Callable[[
     return run
 
 
-def best_rate(hands: int, rounds: int, work: Callable[[], object]) -> float:
-    """Hands per second of the fastest of ``rounds`` runs of ``work``."""
-    best = float("inf")
+def best_rates(hands: int, rounds: int, work: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Hands per second of the fastest of ``rounds`` runs of each of ``work``, in CPU time; each
+    round runs every one in turn, so that a change in the machine's load falls on them all."""
+    best = dict.fromkeys(work, float("inf"))
     for _ in range(rounds):
-        start = time.perf_counter()
-        work()
-        best = min(best, time.perf_counter() - start)
-    return hands / best
+        for name, run in work.items():
+            start = time.process_time()
+            run()
+            best[name] = min(best[name], time.process_time() - start)
+    return {name: hands / seconds for name, seconds in best.items()}
 
 
 def report(matches: int, rounds: int, seed: int) -> list[str]:
     logs = play(matches, seed)
+    logs_2 = play(matches, seed, ProtocolVersion.V2)
     key = generate_key()
     sealed: list[dict[str, Any]] = [seal(log.to_json(), key, key_id="bench") for log in logs]
     zlibbed = [zlib.compress(canonical(data), 9) for data in sealed]
     stored = [pack(data) for data in sealed]
+    texts = [json.dumps(data).encode() for data in sealed]
     cached = [whole(blob) for blob in stored]
     hands = sum(len(log.hands) for log in logs)
     decisions = sum(len(hand.decisions) for log in logs for hand in log.hands)
@@ -153,6 +173,10 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
         "verify, without the request check": _each(
             lambda log: verify(log, check_requests=False), logs
         ),
+        "verify, rebuilding every request, gongzhu-bot/2": _each(verify, logs_2),
+        "verify, without the request check, gongzhu-bot/2": _each(
+            lambda log: verify(log, check_requests=False), logs_2
+        ),
         "pack (the stored form, from sealed JSON)": _each(pack, sealed),
         "unpack + read_log, zlib form": _each(lambda blob: read_log(unpack(blob)), zlibbed),
         "unpack + read_log, stored form (rebuilds)": _each(
@@ -160,9 +184,10 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
         ),
         "unpack + read_log, the cache's copy": _each(lambda blob: read_log(unpack(blob)), cached),
         "schema validation": _each(validate, sealed),
+        "python -m replays verify's checks of a log": _each(_cli_check, texts),
     }
-    rates = {name: best_rate(hands, rounds, run) for name, run in work.items()}
-    assert all(verify(log).ok for log in logs)
+    rates = best_rates(hands, rounds, work)
+    assert all(verify(log).ok for log in logs + logs_2)
     assert all(unpacked_json(b) == canonical(d) for b, d in zip(stored, sealed, strict=True))
     lines = [
         f"{matches} random matches (seed {seed}): {hands} hands, {decisions} decisions, "
@@ -172,9 +197,21 @@ def report(matches: int, rounds: int, seed: int) -> list[str]:
     ]
     for name, size in sizes.items():
         lines.append(f"  {name:<50}{size / hands:>12,.0f}{size / packed:>8.2f}x")
-    lines += ["", f"  {'speed (best of ' + str(rounds) + ')':<50}{'hands/s':>12}"]
+    lines += ["", f"  {'speed (best of ' + str(rounds) + ', CPU time)':<50}{'hands/s':>12}"]
     lines += [f"  {name:<50}{rate:>12,.0f}" for name, rate in rates.items()]
+    v2 = rates["verify, rebuilding every request, gongzhu-bot/2"]
+    lines.append(
+        f"  gongzhu-bot/2 logs ÷ gongzhu-bot/1 logs, verify rebuilding every request: "
+        f"{v2 / rates['verify, rebuilding every request']:.2f}x"
+    )
     return lines
+
+
+def _cli_check(text: bytes) -> None:
+    """What ``python -m replays verify --digest-only`` does with a log's JSON, in one process:
+    its seal's SHA-256, its schema, reading it, and the referee's verification."""
+    report, status = LogCheck(None, True, None, None).reported(text)
+    assert status == 0, report
 
 
 def train_dictionary(path: Path, matches: int, seed: int) -> None:
@@ -189,6 +226,17 @@ def train_dictionary(path: Path, matches: int, seed: int) -> None:
     print(f"dictionary {dict_id} ({len(data):,} bytes) written to {target}")
 
 
+def write(path: Path, matches: int, seed: int) -> None:
+    """Seal ``matches`` random logs (a throwaway key: verify them with --digest-only) and write
+    each in its stored form in ``path``."""
+    key = generate_key()
+    path.mkdir(parents=True, exist_ok=True)
+    logs = play(matches, seed)
+    for n, log in enumerate(logs):
+        (path / f"match-{n}.json.z").write_bytes(pack(seal(log.to_json(), key, key_id="bench")))
+    print(f"{len(logs)} logs, {sum(len(log.hands) for log in logs)} hands, written to {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=100)
@@ -201,7 +249,16 @@ def main() -> None:
         help="train the stored form's dictionary instead (on --matches matches of --seed; the "
         "shipped one: --matches 100 --seed 7) and write it in DIR",
     )
+    parser.add_argument(
+        "--write",
+        type=Path,
+        metavar="DIR",
+        help="instead: write the --matches sealed logs (packed) in DIR (for replays verify)",
+    )
     args = parser.parse_args()
+    if args.write is not None:
+        write(args.write, args.matches, args.seed)
+        return
     if args.train_dictionary is not None:
         train_dictionary(args.train_dictionary, args.matches, args.seed)
         return

@@ -42,8 +42,10 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from bot_sdk.fragments import json_string, observation_json, result_json
 from referee import (
     DECK,
+    PLAYS,
     AnyMove,
     Card,
     CardSet,
@@ -210,12 +212,19 @@ def body_sha256(body: bytes) -> str:
 
 
 def decode(body: bytes) -> Any:
-    """Parse a JSON body (``ValueError`` if it is not UTF-8 JSON; NaN and Infinity are refused)."""
-    return json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
+    """Parse a JSON body (``ValueError`` if it is not UTF-8 JSON; NaN and Infinity are refused).
+    ``json.loads`` of the text, with one decoder made once rather than one per call."""
+    text = body.decode("utf-8")
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODER.decode(text)
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 # -- requests: the arena builds them ------------------------------------------------------------
@@ -271,31 +280,8 @@ def decision_request(
 ) -> Message:
     """Ask the seat of ``obs`` for its pending decision; the legal choices are in
     ``observation.decision``. In ``gongzhu-bot/2`` the observation is the current hand's
-    (:func:`observation_json`) and ``last_result`` the hand before it (:func:`last_result`)."""
-    message = _decision_request(
-        obs,
-        match_id=match_id,
-        decision_id=decision_id,
-        time_limit_ms=time_limit_ms,
-        time_bank_ms=time_bank_ms,
-        protocol=protocol,
-    )
-    if protocol is ProtocolVersion.V2:
-        result = last_result(obs)
-        message["last_result"] = None if result is None else result.to_json()
-    return message
-
-
-def _decision_request(
-    obs: Observation,
-    *,
-    match_id: str,
-    decision_id: str,
-    time_limit_ms: int,
-    time_bank_ms: int,
-    protocol: ProtocolVersion,
-) -> Message:
-    """The request, with a ``last_result`` of ``None`` in ``gongzhu-bot/2``."""
+    (:func:`observation_message`) and ``last_result`` the hand before it
+    (:func:`last_result`)."""
     decision = pending_decision(obs)
     message: Message = {
         "protocol": protocol.value,
@@ -308,21 +294,21 @@ def _decision_request(
         "kind": decision.kind.value,
         "time_limit_ms": time_limit_ms,
         "time_bank_ms": time_bank_ms,
-        "observation": observation_json(obs, protocol),
+        "observation": observation_message(obs, protocol),
     }
     if protocol is ProtocolVersion.V2:
-        message["last_result"] = None
+        result = last_result(obs)
+        message["last_result"] = None if result is None else result.to_json()
     return message
 
 
-def observation_json(obs: Observation, protocol: ProtocolVersion) -> Message:
+def observation_message(obs: Observation, protocol: ProtocolVersion) -> Message:
     """``obs`` as a request carries it: the whole of it in ``gongzhu-bot/1``; in
     ``gongzhu-bot/2`` without ``results``, the earlier hands (their running totals are in
     ``totals`` and ``standing``)."""
-    if protocol is ProtocolVersion.V1:
-        return obs.to_json()
-    view = (replace(obs, results=()) if obs.results else obs).to_json()
-    del view["results"]
+    view = obs.to_json()
+    if protocol is ProtocolVersion.V2:
+        del view["results"]
     return view
 
 
@@ -336,16 +322,6 @@ def last_result(obs: Observation) -> HandResult | None:
     return obs.results[-1]
 
 
-_NO_RESULTS = b'"results":[]'
-_NO_LAST_RESULT = b'"last_result":null'
-_RESULT_BODIES: dict[int, tuple[HandResult, bytes]] = {}
-"""Each hand result's canonical JSON, by the identity of the (immutable) result: a match's
-results are the same objects in every observation of the match. Threads may share it: each
-step is one dictionary operation, and an entry is used only for the very object it was made
-of."""
-_RESULT_BODIES_KEPT = 4096
-
-
 def decision_body(
     obs: Observation,
     *,
@@ -355,42 +331,24 @@ def decision_body(
     time_bank_ms: int,
     protocol: ProtocolVersion = PROTOCOL,
 ) -> bytes:
-    """``encode(decision_request(...))``, the same bytes, without encoding the match's earlier
-    hand results again for every request: the request is encoded with no results, and each
-    result's encoding, made once, is put in their place (``gongzhu-bot/1``: all of them, in
-    ``observation.results``; ``gongzhu-bot/2``: the last, in ``last_result``). Canonical JSON
-    is compositional (a list is its items' encodings joined by commas), and ``"results":[]``
-    or ``"last_result":null`` occurs once in the request's encoding: as a key (in a string, a
-    quote is escaped)."""
-    past = obs.results if protocol is ProtocolVersion.V1 else ()
-    last = last_result(obs) if protocol is ProtocolVersion.V2 else None
-    empty = encode(
-        _decision_request(
-            replace(obs, results=()) if obs.results else obs,
-            match_id=match_id,
-            decision_id=decision_id,
-            time_limit_ms=time_limit_ms,
-            time_bank_ms=time_bank_ms,
-            protocol=protocol,
-        )
-    )
-    if last is not None:
-        return empty.replace(_NO_LAST_RESULT, b'"last_result":' + _result_body(last), 1)
-    if not past:
-        return empty
-    encoded = b",".join([_result_body(r) for r in past])
-    return empty.replace(_NO_RESULTS, b'"results":[' + encoded + b"]", 1)
-
-
-def _result_body(result: HandResult) -> bytes:
-    kept = _RESULT_BODIES.get(id(result))
-    if kept is not None and kept[0] is result:
-        return kept[1]
-    body = encode(result.to_json())
-    if len(_RESULT_BODIES) >= _RESULT_BODIES_KEPT:
-        _RESULT_BODIES.clear()  # a match's results are encoded again, once
-    _RESULT_BODIES[id(result)] = (result, body)
-    return body
+    """``encode(decision_request(...))``, the same bytes, written from fragments: the message's
+    keys in their sorted order around the observation's canonical JSON
+    (:func:`bot_sdk.fragments.observation_json`), which reuses what a match's requests share
+    rather than encoding it again for every request."""
+    kind = pending_decision(obs).kind._value_
+    if protocol is ProtocolVersion.V1:
+        last, observation = "", observation_json(obs)
+    else:
+        result = last_result(obs)
+        last = f'"last_result":{"null" if result is None else result_json(result)},'
+        observation = observation_json(obs, results=False)
+    return (
+        f'{{"decision_id":{json_string(decision_id)},"hand_number":{obs.hand_number},'
+        f'"kind":"{kind}",{last}"match_id":{json_string(match_id)},'
+        f'"observation":{observation},"protocol":"{protocol._value_}","seat":{obs.seat},'
+        f'"time_bank_ms":{time_bank_ms},"time_limit_ms":{time_limit_ms},'
+        f'"trick_number":{trick_number(obs)},"type":"decision"}}'
+    ).encode()
 
 
 @dataclass(frozen=True)
@@ -449,7 +407,7 @@ def hand_end_notice(
         "hand_number": result.hand_number,
         "seat": observation.seat,
         "result": result.to_json(),
-        "observation": observation_json(observation, protocol),
+        "observation": observation_message(observation, protocol),
     }
 
 
@@ -585,6 +543,12 @@ def read_note(body: bytes) -> str | None:
         data = decode(body)
     except ValueError:
         return None
+    return note_of(data)
+
+
+def note_of(data: Any) -> str | None:
+    """:func:`read_note` of an answer already decoded (``data``), for a reader that decodes an
+    answer once for its note and its move (:func:`answer_move`)."""
     note = data.get("note") if isinstance(data, dict) else None
     return note[:MAX_NOTE] if isinstance(note, str) and note else None
 
@@ -613,14 +577,14 @@ def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
     :class:`IllegalAnswerError` with a message the bot's author can act on. The referee stays
     the final judge of the move.
     """
-    decision = pending_decision(obs)
-    if decision.kind is not kind:
-        raise ValueError(
-            f"seat {obs.seat} has {_article(decision.kind)} {decision.kind.value} decision, "
-            f"not {kind.value}"
-        )
+    _decision_of_kind(kind, obs)
+    return answer_move(kind, _object(body, _EXAMPLES[kind]), obs)
+
+
+def answer_move(kind: DecisionKind, data: Mapping[str, Any], obs: Observation) -> AnyMove:
+    """:func:`parse_answer` of an answer already decoded to a JSON object (``data``)."""
+    decision = _decision_of_kind(kind, obs)
     field = ANSWER_FIELDS[kind]
-    data = _object(body, _EXAMPLES[kind])
     if field not in data:
         others = [f for f in ANSWER_FIELDS.values() if f in data]
         if others:
@@ -633,7 +597,7 @@ def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
     if kind is DecisionKind.PLAY:
         card = _card(value, field)
         _check_play(card, decision, obs)
-        return Play(obs.seat, card)
+        return PLAYS[obs.seat][card]
     cards = _cards(value, field)
     if kind is DecisionKind.EXPOSE:
         _check_choices(cards, decision, "expose", "you may expose only")
@@ -642,6 +606,16 @@ def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
     if len(cards) != decision.count:
         raise IllegalAnswerError(f"pass exactly {decision.count} cards, not {len(cards)}")
     return Pass(obs.seat, cards)
+
+
+def _decision_of_kind(kind: DecisionKind, obs: Observation) -> Decision:
+    decision = pending_decision(obs)
+    if decision.kind is not kind:
+        raise ValueError(
+            f"seat {obs.seat} has {_article(decision.kind)} {decision.kind.value} decision, "
+            f"not {kind.value}"
+        )
+    return decision
 
 
 def pending_decision(obs: Observation) -> Decision:

@@ -14,8 +14,12 @@ key: anyone can write a log and its SHA-256), unless told ``--digest-only``.
 
 from __future__ import annotations
 
+import io
 import json
 import zlib
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext, redirect_stdout
+from dataclasses import dataclass
 from typing import IO, Any, NoReturn
 
 import click
@@ -77,7 +81,7 @@ KEY_PATH = "/api/replays/public-key"
 
 
 @main.command()
-@_LOG_FILE
+@click.argument("files", nargs=-1, required=True, type=click.File("rb"))
 @click.option(
     "--public-key",
     type=click.File("rb"),
@@ -103,50 +107,106 @@ KEY_PATH = "/api/replays/public-key"
     help="For a match that continues a voided one: the voided match's log, to check that its "
     "decisions were re-enacted and the contested one's recorded answer struck in.",
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="With several FILES, check this many at once, each in its own process.",
+)
 def verify(
-    file: IO[bytes],
+    files: tuple[IO[bytes], ...],
     *,
     public_key: IO[bytes] | None,
     url: str | None,
     digest_only: bool,
     secret: str | None,
     original: IO[bytes] | None,
+    jobs: int,
 ) -> None:
     """Check a log: its seal, its schema, its deals against their commitment, every decision,
-    trick and score by the referee, and for a continuation, the voided match it continues."""
+    trick and score by the referee, and for a continuation, the voided match it continues.
+    Given several FILES (a season's logs), each is checked and reported under its name; the
+    exit status is the worst of theirs."""
     try:
         revealed = None if secret is None else parse_secret(secret)
     except SecretError as error:
         raise click.BadParameter(str(error), param_hint="--secret") from None
     if public_key is not None and url is not None:
         raise click.UsageError("give the arena's key with --public-key or --url, not both")
+    if original is not None and len(files) > 1:
+        raise click.UsageError("--original is the voided match of one log: give one FILE")
     pem = public_key.read() if public_key is not None else None if url is None else _fetch_key(url)
-    data = load_data(file.read())
-    authentic = _integrity(data, pem)
-    try:
-        current = upgrade(data)
-        validate(current)
-        log = read_log(current)
-    except (LogReadError, InvalidLogError) as error:
-        _fail("format", str(error))
-    upgraded = "" if current["format"] == data.get("format") else f", from {data.get('format')}"
-    _ok("format", f"{current['format']}{upgraded}; the schema is satisfied")
-    _deals(log, revealed)
-    result = verify_log(log, secret=revealed)
-    if result.discrepancy is not None:
-        _fail("referee", str(result.discrepancy))
-    _ok(
-        "referee",
-        f"{count(result.hands, 'hand')}, {count(result.decisions, 'decision')}, "
-        f"{count(result.requests_checked, 'request')} rebuilt to their recorded SHA-256",
-    )
-    _continues(log, None if original is None else load_data(original.read()))
-    if not authentic and not digest_only:
-        click.echo(
-            "verdict    NOT AUTHENTICATED: nothing shows the arena wrote this log; check its "
-            "signature with --public-key PEM or --url ARENA (--digest-only accepts that)"
+    check = LogCheck(pem, digest_only, revealed, None if original is None else original.read())
+    if len(files) == 1:
+        check(files[0].read())
+        return
+    worst = 0
+    with ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else nullcontext() as pool:
+        blobs = (file.read() for file in files)
+        reports = pool.map(check.reported, blobs) if pool else map(check.reported, blobs)
+        for file, (text, status) in zip(files, reports, strict=True):
+            click.echo(f"== {file.name}\n{text}", nl=False)
+            worst = max(worst, status, key=_SEVERITY.index)
+    if worst:
+        raise click.exceptions.Exit(worst)
+
+
+_SEVERITY = (0, NOT_AUTHENTICATED, 1)
+"""Exit statuses from the best to the worst: a failed check is worse than an unsigned log."""
+
+
+@dataclass(frozen=True)
+class LogCheck:
+    """``verify``'s checks of one log with the command's options (picklable: each of several
+    logs may be checked in another process)."""
+
+    pem: bytes | None
+    digest_only: bool
+    secret: bytes | None
+    original: bytes | None
+
+    def __call__(self, blob: bytes) -> None:
+        data = load_data(blob)
+        authentic = _integrity(data, self.pem)
+        try:
+            current = upgrade(data)
+            validate(current)
+            log = read_log(current)
+        except (LogReadError, InvalidLogError) as error:
+            _fail("format", str(error))
+        upgraded = "" if current["format"] == data.get("format") else f", from {data.get('format')}"
+        _ok("format", f"{current['format']}{upgraded}; the schema is satisfied")
+        _deals(log, self.secret)
+        result = verify_log(log, secret=self.secret)
+        if result.discrepancy is not None:
+            _fail("referee", str(result.discrepancy))
+        _ok(
+            "referee",
+            f"{count(result.hands, 'hand')}, {count(result.decisions, 'decision')}, "
+            f"{count(result.requests_checked, 'request')} rebuilt to their recorded SHA-256",
         )
-        raise click.exceptions.Exit(NOT_AUTHENTICATED)
+        _continues(log, None if self.original is None else load_data(self.original))
+        if not authentic and not self.digest_only:
+            click.echo(
+                "verdict    NOT AUTHENTICATED: nothing shows the arena wrote this log; check its "
+                "signature with --public-key PEM or --url ARENA (--digest-only accepts that)"
+            )
+            raise click.exceptions.Exit(NOT_AUTHENTICATED)
+
+    def reported(self, blob: bytes) -> tuple[str, int]:
+        """What checking ``blob`` prints, and its exit status."""
+        out = io.StringIO()
+        with redirect_stdout(out):
+            try:
+                self(blob)
+                status = 0
+            except click.exceptions.Exit as stop:
+                status = stop.exit_code
+            except click.ClickException as error:
+                click.echo(f"Error: {error.format_message()}")
+                status = error.exit_code
+        return out.getvalue(), status
 
 
 def _fetch_key(url: str) -> bytes:

@@ -29,7 +29,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bot_sdk.protocol import ProtocolVersion
+from bot_sdk.protocol import ProtocolVersion, encode
 from replays.deals import DealScheme, DealSource
 from replays.log import FORMAT, MatchLog, TimeControl
 
@@ -127,7 +127,9 @@ def read_log(data: Mapping[str, Any]) -> MatchLog:
         raise LogReadError(f"not a valid {FORMAT} log: {type(error).__name__}: {error}") from None
     written = log.to_json()
     stored = {key: value for key, value in current.items() if key != "integrity"}
-    difference = first_difference(stored, written)
+    # The same canonical JSON is the same values of the same types (1, 1.0 and true are
+    # written apart): only a log that differs is walked to find where.
+    difference = None if encode(stored) == encode(written) else first_difference(stored, written)
     if difference is not None:
         where, found, expected = difference
         raise LogReadError(

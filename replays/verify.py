@@ -20,13 +20,15 @@ from dataclasses import dataclass
 
 from bot_sdk.protocol import (
     AnswerError,
-    DecisionRequest,
     Status,
+    answer_move,
     body_sha256,
+    decision_body,
     decision_id,
+    decode,
     fallback_move,
+    note_of,
     parse_answer,
-    read_note,
 )
 from referee import DealError, Game, IllegalMoveError, Observation
 from replays.deals import DealScheme, SecretError, first_wrong_deal
@@ -37,9 +39,16 @@ _JUDGED = frozenset({Status.OK, Status.INVALID, Status.ILLEGAL})
 """The statuses whose recorded answer the verifier judges again."""
 
 
-def judge_note(record: DecisionRecord, mismatch: Callable[[str], _DiscrepancyError]) -> None:
-    """A decision's note is the one its recorded answer carries (none without an answer)."""
-    said = None if record.answer is None else read_note(record.answer.encode())
+_NOT_JSON = object()
+"""What a recorded answer that is not JSON decodes to (:meth:`_Verifier.decoded`)."""
+
+
+def judge_note(
+    record: DecisionRecord, answer: object, mismatch: Callable[[str], _DiscrepancyError]
+) -> None:
+    """A decision's note is the one its recorded answer (decoded: ``answer``) carries (none
+    without an answer)."""
+    said = note_of(answer)
     if record.note != said:
         raise mismatch(f"the note {record.note!r} is not the answer's note {said!r}")
 
@@ -74,14 +83,14 @@ class Verification:
 def request_body(log: MatchLog, record: DecisionRecord, obs: Observation) -> bytes:
     """The exact body the arena sent for ``record``, rebuilt from the log and the referee, in
     the protocol version its seat spoke (``protocol`` in the log's seat info)."""
-    return DecisionRequest(
+    return decision_body(
         obs,
         match_id=log.match_id,
         decision_id=record.decision_id,
         time_limit_ms=record.time_limit_ms or 0,
         time_bank_ms=record.time_bank_ms or 0,
         protocol=log.seats[record.seat].protocol,
-    ).body
+    )
 
 
 def replay(log: MatchLog) -> Iterator[tuple[HandRecord, int, DecisionRecord, Observation]]:
@@ -159,6 +168,8 @@ class _Verifier:
         self.last_received_us = 0
         """The latest instant a decision's timing reached: the next request went out after."""
         self.game = Game(log.rules)  # replaced in run() by the logged deals
+        self.answers: dict[str, object] = {}
+        """Each distinct recorded answer, decoded (a match's answers repeat)."""
 
     def run(self) -> None:
         log = self.log
@@ -195,11 +206,12 @@ class _Verifier:
         def mismatch(message: str) -> _DiscrepancyError:
             return _DiscrepancyError(hand, index, message)
 
-        pending = [(d.seat, d.kind) for d in game.pending]
-        if (seat, record.kind) not in pending:
-            asked = ", ".join(f"seat {s} {k.value}" for s, k in pending) or "nothing"
-            raise mismatch(f"seat {seat} {record.kind.value}: not pending ({asked} was)")
-        obs = game.observation(seat)
+        obs = game.observation(seat) if 0 <= seat < 4 else None
+        if obs is None or obs.decision is None or obs.decision.kind is not record.kind:
+            pending = ", ".join(f"seat {d.seat} {d.kind.value}" for d in game.pending)
+            raise mismatch(
+                f"seat {seat} {record.kind.value}: not pending ({pending or 'nothing'} was)"
+            )
         forfeited = self.book.forfeited
         if record.status is Status.FORFEIT_AUTOPLAY and seat not in forfeited:
             raise mismatch(f"seat {seat} auto-played before it forfeited")
@@ -223,8 +235,9 @@ class _Verifier:
             )
         self.enter(record, mismatch)
         self.judge_timing(record, mismatch)
-        self.judge_answer(record, obs, mismatch)
-        judge_note(record, mismatch)
+        answer = None if record.answer is None else self.decoded(record.answer)
+        self.judge_answer(record, answer, obs, mismatch)
+        judge_note(record, answer, mismatch)
         try:
             game.push(record.applied)
         except (IllegalMoveError, DealError) as error:
@@ -276,19 +289,36 @@ class _Verifier:
             raise mismatch(f"timing: received at {received} us, before it was sent")
         self.last_received_us = received
 
+    def decoded(self, answer: str) -> object:
+        """The recorded ``answer``'s JSON, decoded once for its move and its note
+        (:data:`_NOT_JSON` if it is not JSON)."""
+        found = self.answers.get(answer, None)
+        if found is None:
+            try:
+                found = decode(answer.encode())
+            except ValueError:
+                found = _NOT_JSON
+            self.answers[answer] = found
+        return found
+
     def judge_answer(
         self,
         record: DecisionRecord,
+        answer: object,
         obs: Observation,
         mismatch: Callable[[str], _DiscrepancyError],
     ) -> None:
-        """A recorded answer is judged again: it must be the applied move when the status is ok,
-        and refused for the recorded reason when the status is invalid or illegal."""
+        """A recorded answer (decoded: ``answer``) is judged again: it must be the applied move
+        when the status is ok, and refused for the recorded reason when the status is invalid
+        or illegal."""
         if record.answer is None or record.status not in _JUDGED:
             return
         status = record.status.value
         try:
-            answered = parse_answer(record.kind, record.answer.encode(), obs)
+            if isinstance(answer, dict):
+                answered = answer_move(record.kind, answer, obs)
+            else:  # refused as parse_answer refuses it, for the reason it gives
+                answered = parse_answer(record.kind, record.answer.encode(), obs)
         except AnswerError as error:
             judged = error.fault.status
             if record.status is Status.OK:

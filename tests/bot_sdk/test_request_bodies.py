@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot_sdk import protocol
+from bot_sdk import fragments
 from bot_sdk.protocol import DecisionRequest, ProtocolVersion, decision_request, encode
 from referee import CardSet, HandResult, Observation, Rules, RulesError, Variant
 from referee.cards import CARD_NAMES
@@ -69,38 +69,76 @@ def test_every_body_of_a_match_is_the_fresh_encoding(
     assert checked_with_results > 200
 
 
-def test_a_result_is_encoded_once_and_only_used_for_itself(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_result_is_encoded_once_and_only_used_for_itself() -> None:
     encoded: list[HandResult] = []
-    real = HandResult.to_json
 
-    def counting(result: HandResult) -> dict[str, object]:
+    def counting(result: HandResult) -> str:
         encoded.append(result)
-        return real(result)
+        return encode(result.to_json()).decode()
 
-    monkeypatch.setattr(HandResult, "to_json", counting)
-    protocol._RESULT_BODIES.clear()
-    late = [obs for obs in observations(7) if len(obs.results) == 5]
-    for obs in late[:20]:
-        assert DecisionRequest(obs, "m", "d", 1000, 1).body == fresh(obs, "m", "d", 1)
-    assert len(encoded) == 5 + 20 * 5  # five results, once each; then each fresh encoding
-    # an equal result that is another object, and a different one under the same hand number
+    results_json = fragments.ListJson(counting, 256)
+    late = [obs for obs in observations(7) if len(obs.results) == 5][:20]
+    seen = set()
+    for obs in (o for o in observations(7) if o.results):
+        for n in range(1, len(obs.results) + 1):
+            assert results_json(obs.results[:n]) == _results_text(obs.results[:n])
+        seen.update(id(r) for r in obs.results)
+    assert len(encoded) == len(seen) == 5  # each result once, as the lists grow
+    # an equal result that is another object, and a different one under the same hand number,
+    # each in front of the kept list's last result
     copy = HandResult.from_json(late[0].results[0].to_json())
     other = copy._replace(totals=(1, 2, 3, 4))
-    # an entry left under ``other``'s id by an object that is gone is not ``other``'s
-    protocol._RESULT_BODIES[id(other)] = (copy, b'{"stale":true}')
     for results in ((copy, *late[0].results[1:]), (other, *late[0].results[1:])):
+        assert results_json(results) == _results_text(results)
         obs = dataclasses.replace(late[0], results=results)
         assert DecisionRequest(obs, "m", "d", 1000, 1).body == fresh(obs, "m", "d", 1)
+    assert any(r is other for r in encoded)  # the kept list was not taken for this one
 
 
-def test_a_full_cache_is_emptied_and_bodies_stay_right(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(protocol, "_RESULT_BODIES_KEPT", 2)
-    protocol._RESULT_BODIES.clear()
+def _results_text(results: tuple[HandResult, ...]) -> str:
+    return encode([r.to_json() for r in results]).decode()
+
+
+def test_a_full_cache_is_emptied_and_lists_stay_right() -> None:
+    results_json = fragments.ListJson(_result_text, 2)
     for obs in list(observations(11))[::3]:
-        assert DecisionRequest(obs, "m", "d", 1000, 1).body == fresh(obs, "m", "d", 1)
-        assert len(protocol._RESULT_BODIES) <= 2
+        assert results_json(obs.results) == _results_text(obs.results)
+        assert len(results_json._lists) <= 2
+
+
+def _result_text(result: HandResult) -> str:
+    return encode(result.to_json()).decode()
+
+
+def test_an_object_is_encoded_once_and_its_text_only_used_for_itself() -> None:
+    encoded: list[HandResult] = []
+
+    def counting(result: HandResult) -> object:
+        encoded.append(result)
+        return result.to_json()
+
+    result_json = fragments.ObjectJson(counting, 2)
+    last = [obs.results[-1] for obs in observations(17) if obs.results]
+    for result in last:
+        assert result_json(result) == _result_text(result)
+        assert len(result_json._texts) <= 2
+    assert len(encoded) == len({id(r) for r in last})
+    # an entry left under another object's id by an object that is gone is not that object's
+    other = last[0]._replace(totals=(1, 2, 3, 4))
+    result_json._texts[id(other)] = (last[0], '{"stale":true}')
+    assert result_json(other) == _result_text(other)
+
+
+def test_card_sets_and_tricks_are_their_canonical_json() -> None:
+    rng = random.Random(3)
+    for mask in [0, (1 << 52) - 1, *(rng.getrandbits(52) for _ in range(2000))]:
+        names = [CARD_NAMES[c] for c in range(52) if mask >> c & 1]
+        assert fragments.cards_json(mask) == encode(names).decode()
+        assert fragments.cards_json(mask) == encode(names).decode()  # kept
+    for obs in observations(13):
+        assert (
+            fragments.tricks_json(obs.tricks) == encode([t.to_json() for t in obs.tricks]).decode()
+        )
 
 
 def test_card_names_come_in_card_order() -> None:

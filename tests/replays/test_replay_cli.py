@@ -93,6 +93,37 @@ def test_verify_without_a_key_says_the_log_is_not_authenticated(files: dict[str,
     assert "NOT AUTHENTICATED" not in digest_only.output
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_verify_several_logs_reports_each_under_its_name(files: dict[str, Path], jobs: str) -> None:
+    names = [files["json"], files["packed"], files["tampered"]]
+    outcome = run("verify", *map(str, names), "--public-key", str(files["key"]), "--jobs", jobs)
+    alone = [run("verify", str(name), "--public-key", str(files["key"])) for name in names]
+    assert outcome.output == "".join(
+        f"== {n}\n{one.output}" for n, one in zip(names, alone, strict=True)
+    )
+    assert [one.exit_code for one in alone] == [0, 0, 1]
+    assert outcome.exit_code == 1  # the worst of theirs
+
+
+def test_verify_several_logs_exits_with_the_worst_status(files: dict[str, Path]) -> None:
+    unsigned = run("verify", str(files["json"]), str(files["packed"]))
+    assert unsigned.exit_code == NOT_AUTHENTICATED, unsigned.output
+    assert unsigned.output.count("verdict    NOT AUTHENTICATED") == 2
+    not_a_log = files["key"]  # a PEM file
+    both = run("verify", str(not_a_log), str(files["json"]), "--digest-only", "--jobs", "2")
+    assert both.exit_code == 1, both.output
+    assert both.output.startswith(f"== {not_a_log}\nError: not a match log")
+    assert "referee    ok" in both.output  # the other log is still checked
+
+
+def test_verify_refuses_an_original_for_several_logs(files: dict[str, Path]) -> None:
+    outcome = run(
+        "verify", str(files["json"]), str(files["packed"]), "--original", str(files["json"])
+    )
+    assert outcome.exit_code == 2
+    assert "--original is the voided match of one log" in outcome.output
+
+
 def _forgeries() -> dict[str, dict[str, Any]]:
     """What a forger makes of the sealed log without the arena's private key."""
     stripped = {k: v for k, v in SEALED.items() if k != "integrity"}

@@ -3,6 +3,8 @@ refuse a log with a wrong shape (the referee's verification judges the content).
 
 from __future__ import annotations
 
+import copy
+import random
 import tomllib
 from collections.abc import Callable
 from importlib.resources import files
@@ -12,6 +14,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from replays import schema
 from replays.log import FORMAT
 from replays.schema import SCHEMAS, InvalidLogError, load, validate
 from tests.replays.replay_support import (
@@ -136,3 +139,31 @@ def test_a_wrong_shape_is_refused_with_where_and_what(name: str) -> None:
 def test_not_an_object() -> None:
     with pytest.raises(InvalidLogError, match="a match log is a JSON object, not list"):
         validate([])
+
+
+def _leaves(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(node, dict):
+        return [p for key, value in node.items() for p in _leaves(value, (*path, key))]
+    if isinstance(node, list):
+        return [p for i, value in enumerate(node) for p in _leaves(value, (*path, i))]
+    return [path]
+
+
+def test_the_fast_check_accepts_no_log_that_jsonschema_refuses() -> None:
+    """jsonschema-rs says whether a log is valid, jsonschema why not: a log the first accepts
+    must be one the second accepts (it is never asked then)."""
+    rng = random.Random(5)
+    fast = schema._accepts(FORMAT)
+    slow = Draft202012Validator(load(FORMAT))
+    refused = 0
+    for path in rng.sample(_leaves(LOG), 150):
+        for value in rng.sample([None, True, 0, 1.0, -1, 2**70, "", "QS", "0" * 64 + "\n", []], 3):
+            changed = copy.deepcopy(LOG)
+            where = changed
+            for key in path[:-1]:
+                where = where[key]
+            where[path[-1]] = value
+            valid = slow.is_valid(changed)
+            assert fast.is_valid(changed) <= valid, (path, value)
+            refused += not valid
+    assert refused > 100
