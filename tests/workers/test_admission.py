@@ -18,7 +18,7 @@ from tests.workers.conftest import start_worker_process, stop_workers
 from tests.workers.crashes import wait_for
 from workers.admission import WINDOW, Lateness
 
-JOBS = 6
+JOBS = 8
 
 
 def compute(seconds: float) -> tuple[float, float]:
@@ -60,12 +60,14 @@ def spans_of(config: Config, job: str, seconds: float) -> list[tuple[float, floa
 
 
 def test_jobs_that_keep_the_interpreter_busy_are_not_taken_together(config: Config) -> None:
+    """A few may start together: a job taken does rq's bookkeeping (waiting on Redis) before it
+    computes, and the next may be taken meanwhile; once they compute, none is taken."""
     spans = spans_of(dataclasses.replace(config, admission_lateness_ms=2.0), "compute", 0.5)
-    assert most_at_once(spans) <= 3, spans
+    assert most_at_once(spans) <= JOBS // 2 + 1, spans
 
 
 def test_jobs_that_wait_are_all_in_flight_at_once(config: Config) -> None:
-    spans = spans_of(dataclasses.replace(config, admission_lateness_ms=2.0), "wait", 3.0)
+    spans = spans_of(config, "wait", 3.0)  # under the default limit
     assert most_at_once(spans) == JOBS, spans
 
 
