@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import io
 import json
 import os
@@ -298,13 +299,18 @@ def arena_cpu(url: str, hands: int, decisions: int) -> tuple[float, int, list[in
             for s in range(4)
         ]
         for seat in seats:
-            seat.hello(
+            answer = seat.hello(
                 match_id=match_id,
                 rules=rules,
                 time_limit_ms=tc.decision_ms,
                 time_bank_ms=tc.bank_ms,
                 timeout_s=30,
             )
+            # the version the bot chose, as arena.matches records it (a tree before versions:
+            # none, its one version)
+            chosen = getattr(answer, "protocol", None)
+            if chosen is not None:
+                seat.info = dataclasses.replace(seat.info, protocol=chosen)
         log = play_match(
             Game(rules, seed=n),
             seats,
