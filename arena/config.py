@@ -184,7 +184,7 @@ class Config:
     its work horse (:mod:`workers.stable`); 1: one at a time, in a horse of its own."""
     admission_lateness_ms: float = setting("GONGZHU_ADMISSION_LATENESS_MS", 10.0, _milliseconds)
     """With a match in flight, a worker takes no other while its threads wake up later than this
-    (the median of the last half second, :mod:`workers.admission`); 0: no such limit."""
+    (the median of its last five wake-ups, :mod:`workers.admission`); 0: no such limit."""
     stream_heartbeat_s: float = setting("GONGZHU_STREAM_HEARTBEAT_S", 10.0, _heartbeat)
     """How often a pull bot's idle stream gets a keep-alive line; a stream not refreshed for
     three heartbeats no longer counts its bot as connected."""

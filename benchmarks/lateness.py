@@ -28,7 +28,8 @@ def busy(stop: threading.Event) -> None:
 
 
 def measure(threads: int, seconds: float, limit_ms: float) -> tuple[list[float], float]:
-    """Every wake-up's lateness (ms) beside ``threads`` busy threads, and the share of the
+    """The lateness (ms) of the wake-ups beside ``threads`` busy threads, each counted once (one
+    more than :data:`WINDOW` between two readings would be missed), and the share of the
     readings at which the median of the last :data:`WINDOW` was within ``limit_ms``."""
     stop = threading.Event()
     workers = [threading.Thread(target=busy, args=(stop,)) for _ in range(threads)]
@@ -37,12 +38,13 @@ def measure(threads: int, seconds: float, limit_ms: float) -> tuple[list[float],
     lateness = Lateness()
     lateness.start()
     seen: list[float] = []
-    admitted = readings = 0
+    admitted = readings = counted = 0
     end = time.monotonic() + seconds
     try:
         while time.monotonic() < end:
             time.sleep(PERIOD_S * WINDOW)
-            seen += lateness.recent_ms()
+            fresh, counted = lateness.measured - counted, lateness.measured
+            seen += lateness.recent_ms()[-fresh:] if fresh else []  # each wake-up once
             readings += 1
             admitted += lateness.median_ms() <= limit_ms
     finally:
