@@ -8,6 +8,7 @@ It talks to the arena only over its public HTTP API, like any client.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,6 +40,9 @@ HOUSE = ["house:normal", "house:easy"]
 def serve_bots() -> Iterator[dict[str, str]]:
     """Serve the demo bots on loopback; yields name -> URL. Demo bots do not check signatures:
     their secrets only exist once they are registered, and they listen on loopback only."""
+    # Every match the workers play at once asks these small servers: a request waiting for one
+    # of their threads is expected here, and waitress would warn of each on the terminal.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     with ExitStack() as stack:
         urls = {}
         for name, factory in DEMO_BOTS.items():
