@@ -59,11 +59,13 @@ full covariance, house Normal fixed, and the cards' luck of a duplicate table es
 (:class:`Covariance`, benchmarks/ladder_models.py); ``gain`` rates so and seats tables by what
 the model expects to learn of the shown order (:class:`GainTables`, benchmarks/ladder_gain.py:
 ``gain`` chooses who plays and meets whom, ``swaps`` only whom), beside random tables and the
-arena's matchmaker; ``scales`` rates so with each hand's points clipped, square-rooted or
-replaced by places (:data:`SCALES`), random tables with plain deals and the matchmaker with
-duplicate deals; ``floating`` rates as the arena does but moves house Normal like every
-participant (:func:`rate_all`), the matchmaker with duplicate deals. ``--noise`` measures each
-of :data:`SCALES`' noise and the share of it duplicate deals take away.
+arena's matchmaker; ``variance`` seats tables by another criterion (the pairs' log variances
+weighted by their doubt), beside random tables; ``scales`` rates so with each hand's points
+clipped, square-rooted or replaced by places (:data:`SCALES`), random tables with plain
+deals and the matchmaker with duplicate deals; ``floating`` rates as the arena does but moves
+house Normal like every participant (:func:`rate_all`), the matchmaker with duplicate deals.
+``--noise`` measures each of :data:`SCALES`' noise and the share of it duplicate deals take
+away.
 """
 
 from __future__ import annotations
@@ -338,6 +340,10 @@ EXPERIMENTS = {
         Arm("gain", duplicate=True, rating="covariance", margins=True),
         Arm("swaps", duplicate=True, rating="covariance", margins=True),
     ],
+    "variance": [
+        Arm("random", duplicate=False, rating="covariance", margins=True),
+        Arm("variance", duplicate=True, rating="covariance", margins=True),
+    ],
     "scales": [
         Arm(tables, duplicate=tables != "random", rating="covariance", margins=True, scale=name)
         for name in SCALES
@@ -584,13 +590,20 @@ def to_rate(logs: Sequence[MatchLog], rating: str) -> list[tuple[MatchLog, int]]
 
 
 def chooser(arm: Arm, covariance: Covariance | None) -> Chooser:
-    """How the arm seats a round; ``gain`` and ``swaps`` choose by the covariance model's
-    information (:class:`GainTables`: who plays and meets whom, or whom only)."""
-    if arm.tables not in ("gain", "swaps"):
+    """How the arm seats a round; ``gain``, ``swaps`` and ``variance`` choose by the covariance
+    model's information (:class:`GainTables`: who plays and meets whom, or whom only; the
+    expected misordered pairs, or the pairs' variances weighted by doubt)."""
+    if arm.tables not in ("gain", "swaps", "variance"):
         return CHOOSERS[arm.tables]
     if covariance is None:
         raise ValueError(f"{arm.tables} tables need the covariance rating")
-    return GainTables(covariance, HANDS, duplicate=arm.duplicate, seats=arm.tables == "gain")
+    return GainTables(
+        covariance,
+        HANDS,
+        duplicate=arm.duplicate,
+        seats=arm.tables != "swaps",
+        variance=arm.tables == "variance",
+    )
 
 
 def run(job: Job) -> RunResult:

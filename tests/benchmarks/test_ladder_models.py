@@ -3,6 +3,7 @@ information-gain matchmaker (benchmarks/ladder_gain.py), against brute-force com
 
 from __future__ import annotations
 
+import math
 import random
 from statistics import NormalDist
 
@@ -10,7 +11,14 @@ import pytest
 
 from arena.matchmaker import Member, choose_tables
 from benchmarks import ladder
-from benchmarks.ladder_gain import GainTables, after_round, misordered, updated
+from benchmarks.ladder_gain import (
+    GainTables,
+    after_round,
+    log_spread,
+    misordered,
+    pair_doubts,
+    updated,
+)
 from benchmarks.ladder_models import (
     SCALES,
     Covariance,
@@ -162,6 +170,19 @@ def test_misordered_counts_each_pairs_chance_that_the_one_shown_higher_is_the_we
     assert misordered([0.0, 1.0], [[0.0, 0.0], [0.0, 0.0]]) == 0.0  # both known: no doubt
 
 
+def test_the_variance_criterion_weighs_each_pairs_log_variance_by_its_doubt() -> None:
+    mu = [0.0, 1.0, 5.0]
+    cov = [[0.0, 0.0, 0.0], [0.0, 1.0, 0.5], [0.0, 0.5, 2.0]]
+    wrong = NormalDist().cdf
+    doubts = pair_doubts(mu, cov)
+    expected = [(0, 1, wrong(-1.0)), (0, 2, wrong(-5 / 2**0.5)), (1, 2, wrong(-4 / 2**0.5))]
+    for (i, j, w), (a, b, want) in zip(doubts, expected, strict=True):
+        assert (i, j) == (a, b) and w == pytest.approx(want)
+    after = [[0.0, 0.0, 0.0], [0.0, 0.5, 0.25], [0.0, 0.25, 1.0]]  # every variance halved
+    drop = log_spread(doubts, cov) - log_spread(doubts, after)
+    assert drop == pytest.approx(math.log(2) * sum(w for _, _, w in doubts))
+
+
 def _members(covariance: Covariance) -> list[Member]:
     return [
         Member(
@@ -207,7 +228,7 @@ def test_swapping_participants_between_tables_never_leaves_more_doubt() -> None:
         ]
         before = misordered(covariance.mu, after_round(covariance.cov, tables, factor))
         seated = sorted(b for t in tables for b in t)
-        kept += gain.improve(tables, covariance.mu, covariance.cov)
+        kept += gain.improve(tables, gain.loss(), covariance.cov)
         after = misordered(covariance.mu, after_round(covariance.cov, tables, factor))
         assert after <= before and sorted(b for t in tables for b in t) == seated
         assert all(len(set(t)) == 4 for t in tables)
@@ -232,9 +253,10 @@ def test_points_per_hand_are_the_matchs_totals_over_its_hands(
 
 def test_the_gain_and_scales_experiments_run_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
     tiny = ["--size", "6", "--matches", "8", "--seeds", "1", "--jobs", "1", "--no-arena-arms"]
-    ladder.main([*tiny, "--experiment", "gain", "--experiment", "scales"])
+    named = ("gain", "scales", "variance")
+    ladder.main([*tiny, *(x for name in named for x in ("--experiment", name))])
     out = capsys.readouterr().out
-    arms = [*ladder.EXPERIMENTS["gain"], *ladder.EXPERIMENTS["scales"]]
+    arms = [arm for name in named for arm in ladder.EXPERIMENTS[name]]
     for arm in arms:
         assert any(line.startswith(f"| {arm.name} | 1 |") for line in out.splitlines()), arm.name
     assert "gain, duplicate deals, full covariance" in out and "hands placed" in out
