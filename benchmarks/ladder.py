@@ -59,11 +59,14 @@ full covariance, house Normal fixed, and the cards' luck of a duplicate table es
 (:class:`Covariance`, benchmarks/ladder_models.py); ``gain`` rates so and seats tables by what
 the model expects to learn of the shown order (:class:`GainTables`, benchmarks/ladder_gain.py:
 ``gain`` chooses who plays and meets whom, ``swaps`` only whom), beside random tables and the
-arena's matchmaker; ``variance`` seats tables by another criterion (the pairs' log variances
-weighted by their doubt), beside random tables; ``scales`` rates so with each hand's points
-clipped, square-rooted or replaced by places (:data:`SCALES`), random tables with plain
-deals and the matchmaker with duplicate deals; ``floating`` rates as the arena does but moves
-house Normal like every participant (:func:`rate_all`), the matchmaker with duplicate deals.
+arena's matchmaker; ``closest`` runs the arms that came closest to the goal (points and
+rooted hands, random tables with plain deals and the matchmaker with duplicate deals, and
+random tables with duplicate deals); ``variance`` seats tables by another criterion (the
+pairs' log variances weighted by their doubt), beside random tables; ``scales`` rates so with
+each hand's points clipped, square-rooted or replaced by places (:data:`SCALES`), random
+tables with plain deals and the matchmaker with duplicate deals; ``floating`` rates as the
+arena does but moves house Normal like every participant (:func:`rate_all`), the matchmaker
+with duplicate deals.
 ``--noise`` measures each of :data:`SCALES`' noise and the share of it duplicate deals take
 away.
 """
@@ -344,6 +347,12 @@ EXPERIMENTS = {
         Arm("random", duplicate=False, rating="covariance", margins=True),
         Arm("variance", duplicate=True, rating="covariance", margins=True),
     ],
+    "closest": [
+        Arm(tables, duplicate=tables != "random", rating="covariance", margins=True, scale=name)
+        for name in ("points", "rooted")
+        for tables in ("random", "matchmaker")
+    ]
+    + [Arm("random", duplicate=True, rating="covariance", margins=True)],
     "scales": [
         Arm(tables, duplicate=tables != "random", rating="covariance", margins=True, scale=name)
         for name in SCALES
