@@ -20,6 +20,7 @@ with the true order by Kendall's τ (τ-a: a tie counts as neither right nor wro
     python -m benchmarks.ladder --experiment cards --experiment drift   # and more arms
     python -m benchmarks.ladder --no-arena-arms --experiment drawn      # only those named
     python -m benchmarks.ladder --noise 200     # how much duplicate deals take from the noise
+    python -m benchmarks.ladder --update-cost 100 300 1000   # the full covariance's cost
 
 The default run takes about 6 minutes on 2 quiet cores (about 8 ms per hand in each of the 2
 processes), up to 3 times that on a busy machine; ``--quick`` about 20 seconds. Each run is
@@ -55,8 +56,19 @@ by margins, house Normal rated like everyone: random tables with plain deals, th
 and the drawn tables with duplicate deals, and the matchmaker with each duplicate table
 rated together (:func:`rate_margins_table`); ``covariance`` rates by margins keeping the
 full covariance, house Normal fixed, and the cards' luck of a duplicate table estimated
-(:class:`Covariance`); ``floating`` rates as the arena does but moves house Normal like
-every participant (:func:`rate_all`), the matchmaker with duplicate deals.
+(:class:`Covariance`, benchmarks/ladder_models.py); ``gain`` rates so and seats tables by what
+the model expects to learn of the shown order (:class:`GainTables`, benchmarks/ladder_gain.py:
+``gain`` chooses who plays and meets whom, ``swaps`` only whom), beside random tables and the
+arena's matchmaker; ``closest`` runs the arms that came closest to the goal (points and
+rooted hands, random tables with plain deals and the matchmaker with duplicate deals, and
+random tables with duplicate deals); ``variance`` seats tables by another criterion (the
+pairs' log variances weighted by their doubt), beside random tables; ``scales`` rates so with
+each hand's points clipped, square-rooted or replaced by places (:data:`SCALES`), random
+tables with plain deals and the matchmaker with duplicate deals; ``floating`` rates as the
+arena does but moves house Normal like every participant (:func:`rate_all`), the matchmaker
+with duplicate deals.
+``--noise`` measures each of :data:`SCALES`' noise and the share of it duplicate deals take
+away.
 """
 
 from __future__ import annotations
@@ -88,6 +100,8 @@ from arena.matchmaker import (
 )
 from arena.ratings import ANCHOR, counted, rate, starting_rating
 from arena.records import Rating
+from benchmarks.ladder_gain import GainTables
+from benchmarks.ladder_models import MARGIN_NOISE, SCALES, Covariance, kalman
 from bot_sdk.bot import Bot, CardAnswer, CardsAnswer
 from bot_sdk.house import NormalBot
 from referee import Game, HandResult, Observation, Outcome, Rules
@@ -249,6 +263,8 @@ class Arm:
     anchored: bool = True
     """House Normal's rating held fixed (the arena) or moved like every participant's (the
     scale's zero is then wherever its μ is: the order does not depend on it)."""
+    scale: str = "points"
+    """What the ``covariance`` rating rates each hand's points as (:data:`SCALES`)."""
 
     @property
     def name(self) -> str:
@@ -259,7 +275,10 @@ class Arm:
         if self.margins and self.anchored:
             margins += ", house Normal fixed"
         anchor = ", house Normal rated" if not (self.margins or self.anchored) else ""
-        return f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}{margins}{anchor}"
+        measure = f", hands {self.scale}" if self.scale != "points" else ""
+        return (
+            f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}{margins}{anchor}{measure}"
+        )
 
 
 ARMS = (
@@ -318,6 +337,28 @@ EXPERIMENTS = {
         Arm("drawn", duplicate=True, rating="covariance", margins=True),
         Arm("random", duplicate=True, rating="covariance", margins=True),
     ],
+    "gain": [
+        Arm("random", duplicate=False, rating="covariance", margins=True),
+        Arm("matchmaker", duplicate=True, rating="covariance", margins=True),
+        Arm("gain", duplicate=True, rating="covariance", margins=True),
+        Arm("swaps", duplicate=True, rating="covariance", margins=True),
+    ],
+    "variance": [
+        Arm("random", duplicate=False, rating="covariance", margins=True),
+        Arm("variance", duplicate=True, rating="covariance", margins=True),
+    ],
+    "closest": [
+        Arm(tables, duplicate=tables != "random", rating="covariance", margins=True, scale=name)
+        for name in ("points", "rooted")
+        for tables in ("random", "matchmaker")
+    ]
+    + [Arm("random", duplicate=True, rating="covariance", margins=True)],
+    "scales": [
+        Arm(tables, duplicate=tables != "random", rating="covariance", margins=True, scale=name)
+        for name in SCALES
+        if name != "points"
+        for tables in ("random", "matchmaker")
+    ],
 }
 """Changes to the arena tried here, not in the arena: a duplicate table rated by total points
 or by the same cards (:data:`RATINGS`); openskill's default ``tau``, with which a bot's σ
@@ -327,8 +368,10 @@ matchmaker before it sought doubt (:func:`drawn_tables`) and one that draws a po
 opponent (:func:`spread_tables`); openskill's ``beta`` 2 and 4 times its default, a match
 taken as noisier evidence, so σ shrinks more slowly; ratings by point margins
 (:func:`rate_margins`) with house Normal moved or held fixed, a duplicate table rated
-together (:func:`rate_margins_table`) or with the full covariance (:class:`Covariance`); and
-the arena's ratings with house Normal moved like everyone (:func:`rate_all`)."""
+together (:func:`rate_margins_table`) or with the full covariance (:class:`Covariance`), and
+with it tables chosen by information (:class:`GainTables`) or hands measured otherwise
+(:data:`SCALES`); and the arena's ratings with house Normal moved like everyone
+(:func:`rate_all`)."""
 
 
 @contextmanager
@@ -450,15 +493,6 @@ def rate_all(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
     ]
 
 
-MARGIN_NOISE = 140.0
-"""A seat's points in one hand, less the table's mean, vary about its expectation with a
-standard deviation of about 122 (measured on seed 1's random tables of this field, 2,000
-matches with plain deals and 2,000 with duplicate ones): that is a seat's own noise of
-122 × √(4/3) before the table's mean is taken away."""
-MARGIN_SIGMA = 40.0
-"""A new participant's σ in points per hand: the field spans about 100."""
-
-
 def margin_update(
     mus: Sequence[float], variances: Sequence[float], observed: Sequence[float], noise: float
 ) -> tuple[list[float], list[float]]:
@@ -525,107 +559,6 @@ def rate_margins_table(board: dict[str, Rating], logs: Sequence[MatchLog]) -> No
         board[b] = replace(board[b], mu=mu, sigma=variance**0.5)
 
 
-MARGIN_CARDS_SHARE = 0.3
-"""The share of a seat's noise that its cards' luck makes: what duplicate deals take away
-from a table's variance, 0.21 to 0.38 at tables of four equal bots (``--noise``)."""
-
-
-class Covariance:
-    """An experiment: the margins model (:func:`rate_margins`) with the full covariance of
-    every participant's strength kept, not cut to each one's own variance after a match, so
-    that what a match tells about the *difference* of two participants stays known. House
-    Normal is held fixed at 0, a strength of no uncertainty, which fixes the scale's zero (its
-    covariance with everyone is 0). A duplicate table adds, for the length of its rotations,
-    one unknown per seat: that seat's cards' luck, shared by its rotations (a share
-    :data:`MARGIN_CARDS_SHARE` of a seat's noise), so each rotation is rated as it is played
-    and its cards' luck is taken out as the rotations reveal it."""
-
-    def __init__(self, bots: Sequence[str]) -> None:
-        self.bots = list(bots)
-        self.index = {b: i for i, b in enumerate(self.bots)}
-        prior = [0.0 if b == ANCHOR else MARGIN_SIGMA**2 for b in self.bots]
-        self.mu = [0.0] * len(self.bots)
-        self.cov = [
-            [prior[i] if i == j else 0.0 for j in range(len(prior))] for i in range(len(prior))
-        ]
-
-    def rate_table(self, logs: Sequence[MatchLog], *, duplicate: bool) -> Iterator[MatchLog]:
-        """Rate the table's logs one after another, yielding each once it is rated."""
-        n = len(self.bots)
-        cards = MARGIN_CARDS_SHARE * MARGIN_NOISE**2 if duplicate else 0.0
-        extra = SEATS if duplicate else 0
-        mu = self.mu + [0.0] * extra
-        cov = [row + [0.0] * extra for row in self.cov]
-        hands = logs[0].outcome.hands_played
-        cov += [
-            [cards / hands if j == n + s else 0.0 for j in range(n + extra)] for s in range(extra)
-        ]
-        play = (MARGIN_NOISE**2 - cards) / hands
-        for log in logs:
-            observed = [total / log.outcome.hands_played for total in log.outcome.totals]
-            rows = []
-            for seat, info in enumerate(log.seats):
-                row = [0.0] * (n + extra)
-                row[self.index[info.bot_id]] = 1.0
-                if duplicate:
-                    row[n + seat] = 1.0
-                rows.append(row)
-            # the three differences from the last seat: the table's common term cancels
-            h = [[a - b for a, b in zip(rows[s], rows[-1], strict=True)] for s in range(SEATS - 1)]
-            y = [observed[s] - observed[-1] for s in range(SEATS - 1)]
-            mu, cov = kalman(mu, cov, h, y, play)
-            yield log
-        self.mu, self.cov = mu[:n], [row[:n] for row in cov[:n]]
-
-    def rating(self, bot_id: str) -> tuple[float, float]:
-        i = self.index[bot_id]
-        return self.mu[i], max(self.cov[i][i], 0.0) ** 0.5
-
-
-def kalman(
-    mu: list[float], cov: list[list[float]], h: list[list[float]], y: list[float], noise: float
-) -> tuple[list[float], list[list[float]]]:
-    """The Gaussian posterior after observing ``h·x + e = y``, ``e`` the differences of
-    independent noises of variance ``noise`` from one of them (covariance noise·(I + J))."""
-    size, k = len(mu), len(y)
-    ph = [
-        [sum(cov[i][m] * h[r][m] for m in range(size) if h[r][m]) for r in range(k)]
-        for i in range(size)
-    ]
-    s = [
-        [
-            sum(h[a][m] * ph[m][b] for m in range(size) if h[a][m]) + noise * (1 + (a == b))
-            for b in range(k)
-        ]
-        for a in range(k)
-    ]
-    inverse = invert(s)
-    gain = [
-        [sum(ph[i][c] * inverse[c][r] for c in range(k)) for r in range(k)] for i in range(size)
-    ]
-    innovation = [y[r] - sum(h[r][m] * mu[m] for m in range(size) if h[r][m]) for r in range(k)]
-    means = [mu[i] + sum(gain[i][r] * innovation[r] for r in range(k)) for i in range(size)]
-    after = [
-        [cov[i][j] - sum(gain[i][r] * ph[j][r] for r in range(k)) for j in range(size)]
-        for i in range(size)
-    ]
-    return means, after
-
-
-def invert(matrix: list[list[float]]) -> list[list[float]]:
-    """The inverse of a small positive definite matrix, by Gauss-Jordan elimination."""
-    size = len(matrix)
-    rows = [row[:] + [float(i == j) for j in range(size)] for i, row in enumerate(matrix)]
-    for col in range(size):
-        pivot = rows[col][col]
-        rows[col] = [v / pivot for v in rows[col]]
-        for r in range(size):
-            if r != col:
-                factor = rows[r][col]
-                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
-    return [row[size:] for row in rows]
-
-
 def places_by(points: Sequence[int]) -> tuple[int, int, int, int]:
     """Places by points, most first; equal points share a place."""
     a, b, c, d = (1 + sum(other > mine for other in points) for mine in points)
@@ -665,24 +598,42 @@ def to_rate(logs: Sequence[MatchLog], rating: str) -> list[tuple[MatchLog, int]]
     return [(log, 1) for log in logs]
 
 
+def chooser(arm: Arm, covariance: Covariance | None) -> Chooser:
+    """How the arm seats a round; ``gain``, ``swaps`` and ``variance`` choose by the covariance
+    model's information (:class:`GainTables`: who plays and meets whom, or whom only; the
+    expected misordered pairs, or the pairs' variances weighted by doubt)."""
+    if arm.tables not in ("gain", "swaps", "variance"):
+        return CHOOSERS[arm.tables]
+    if covariance is None:
+        raise ValueError(f"{arm.tables} tables need the covariance rating")
+    return GainTables(
+        covariance,
+        HANDS,
+        duplicate=arm.duplicate,
+        seats=arm.tables != "swaps",
+        variance=arm.tables == "variance",
+    )
+
+
 def run(job: Job) -> RunResult:
     """One simulated ladder, round after round, until ``job.matches`` matches are rated."""
     start = time.perf_counter()
     order = field(job.size)
     entrants = {e.bot_id: e for e in order}
     board = {e.bot_id: starting_rating(e.bot_id, VERSION, None) for e in order}
+    measure = SCALES[job.arm.scale]
     if job.arm.margins:
         fixed = {ANCHOR} if job.arm.anchored else set()
         board = {
-            b: replace(r, mu=0.0, sigma=0.0 if b in fixed else MARGIN_SIGMA)
+            b: replace(r, mu=0.0, sigma=0.0 if b in fixed else measure.prior_sigma)
             for b, r in board.items()
         }
     elif not job.arm.anchored:
         board[ANCHOR] = replace(board[ANCHOR], mu=ratings.DEFAULT_MU, sigma=ratings.DEFAULT_SIGMA)
     rng = random.Random(f"tables:{job.seed}")
     secret = hashlib.sha256(f"ladder:{job.seed}".encode()).digest()
-    choose = CHOOSERS[job.arm.tables]
-    covariance = Covariance(list(board)) if job.arm.rating == "covariance" else None
+    covariance = Covariance(list(board), measure) if job.arm.rating == "covariance" else None
+    choose = chooser(job.arm, covariance)
     taus: list[tuple[int, float]] = []
     played = faults = rounds = 0
     with rating_model(job.arm):
@@ -787,7 +738,14 @@ MEASURES = {"first": "first reaches", "settled": "holds for good"}
 def baseline_of(arm: Arm) -> Arm:
     """Random tables with plain deals, each match rated on its own by the arm's model."""
     rating = arm.rating if arm.rating == "covariance" else "match"
-    return Arm("random", duplicate=False, rating=rating, margins=arm.margins, anchored=arm.anchored)
+    return Arm(
+        "random",
+        duplicate=False,
+        rating=rating,
+        margins=arm.margins,
+        anchored=arm.anchored,
+        scale=arm.scale,
+    )
 
 
 def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
@@ -837,37 +795,76 @@ NOISE_P = (0.2, 0.6)
 """The bots' random-card probabilities at which ``--noise`` measures."""
 
 
-def table_spread(p: float, tables: int, *, duplicate: bool) -> float:
-    """The spread (standard deviation) of a participant's points over a table's rotations
-    less the table's mean, per hand (÷ √hands), at tables of four bots all of random-card
-    probability ``p``: pure noise, as the four are equally strong."""
+def table_spreads(p: float, tables: int, *, duplicate: bool) -> dict[str, float]:
+    """For each of :data:`SCALES`, the spread (standard deviation) of a participant's measure
+    summed over a table's rotations less the table's mean, per hand (÷ √hands), at tables of
+    four bots all of random-card probability ``p``: pure noise, as the four are equally
+    strong."""
     entrants = {f"bot_{i}": Entrant(f"bot_{i}", p) for i in range(SEATS)}
     table = ("bot_0", "bot_1", "bot_2", "bot_3")
-    spread = []
+    spread: dict[str, list[float]] = {name: [] for name in SCALES}
     for t in range(tables):
         secret = hashlib.sha256(f"noise:{p}:{t}".encode()).digest()
         logs = play_table(table, entrants, secret, f"n{t}", duplicate=duplicate)
-        totals = dict.fromkeys(table, 0)
-        for log in logs:
-            for seat, info in enumerate(log.seats):
-                totals[info.bot_id] += log.outcome.totals[seat]
-        mean = sum(totals.values()) / SEATS
-        spread += [(v - mean) / math.sqrt(ROTATIONS * HANDS) for v in totals.values()]
-    return statistics.pstdev(spread)
+        for name, measure in SCALES.items():
+            totals = dict.fromkeys(table, 0.0)
+            for log in logs:
+                for info, value in zip(log.seats, measure.observed(log), strict=True):
+                    totals[info.bot_id] += value * len(log.hands)
+            mean = sum(totals.values()) / SEATS
+            spread[name] += [(v - mean) / math.sqrt(ROTATIONS * HANDS) for v in totals.values()]
+    return {name: statistics.pstdev(values) for name, values in spread.items()}
 
 
 def noise_lines(tables: int) -> list[str]:
-    """How much of a table's noise duplicate deals take away, at each of :data:`NOISE_P`."""
+    """How much of a table's noise duplicate deals take away, at each of :data:`NOISE_P`, in
+    each of :data:`SCALES`, and the seat's own noise per hand and cards' share that implies
+    (what :class:`Scale` takes)."""
     lines = [
-        f"A participant's points over a table less the table's mean, per hand, at {tables} "
+        f"A participant's measure over a table less the table's mean, per hand, at {tables} "
         "tables of four equal bots each way:",
-        "| p | plain deals | duplicate deals | duplicate ÷ plain, variance |",
-        "|---:|---:|---:|---:|",
+        "| p | measure | plain deals | duplicate deals | duplicate ÷ plain, variance "
+        "| a seat's noise per hand | cards' share |",
+        "|---:|---|---:|---:|---:|---:|---:|",
     ]
     for p in NOISE_P:
-        plain = table_spread(p, tables, duplicate=False)
-        duplicate = table_spread(p, tables, duplicate=True)
-        lines.append(f"| {p:g} | {plain:.1f} | {duplicate:.1f} | {(duplicate / plain) ** 2:.2f} |")
+        plain = table_spreads(p, tables, duplicate=False)
+        duplicate = table_spreads(p, tables, duplicate=True)
+        for name in SCALES:
+            ratio = (duplicate[name] / plain[name]) ** 2
+            lines.append(
+                f"| {p:g} | {name} | {plain[name]:.3g} | {duplicate[name]:.3g} | {ratio:.2f} "
+                f"| {plain[name] * math.sqrt(SEATS / (SEATS - 1)):.3g} | {1 - ratio:.2f} |"
+            )
+    return lines
+
+
+def update_cost_lines(sizes: Sequence[int]) -> list[str]:
+    """What keeping the full covariance costs at each ladder size: its storage (the upper
+    triangle in 8-byte floats) and the time of one match's rating at a duplicate table
+    (:func:`kalman` over the strengths and the table's 4 seats' luck, as
+    :meth:`Covariance.rate_table` does for each rotation), the median of a few."""
+    lines = [
+        "| bots | covariance stored (kB) | ms per match rated (pure Python) |",
+        "|---:|---:|---:|",
+    ]
+    for size in sizes:
+        cov = [[float(i == j) for j in range(size + SEATS)] for i in range(size + SEATS)]
+        mu = [0.0] * (size + SEATS)
+        times = []
+        for k in range(3):
+            seated = [(k * 7 + 3 * s) % size for s in range(SEATS)]
+            rows = [
+                [float(j in (b, size + s)) for j in range(size + SEATS)]
+                for s, b in enumerate(seated)
+            ]
+            h = [[a - b for a, b in zip(row, rows[-1], strict=True)] for row in rows[:-1]]
+            start = time.perf_counter()
+            kalman(mu, cov, h, [1.0, 2.0, 3.0], 1.0)
+            times.append(time.perf_counter() - start)
+        stored = size * (size + 1) // 2 * 8
+        cost = 1000 * statistics.median(times)
+        lines.append(f"| {size:,} | {stored / 1e3:,.0f} | {cost:,.1f} |")
     return lines
 
 
@@ -921,7 +918,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="run only the experiments' arms (the arena's four are not run unless named)",
     )
+    parser.add_argument(
+        "--update-cost",
+        type=int,
+        nargs="+",
+        metavar="BOTS",
+        help="only time one match's rating with the full covariance at these ladder sizes",
+    )
     args = parser.parse_args(argv)
+    if args.update_cost:
+        print("\n".join(update_cost_lines(args.update_cost)))
+        return
     if args.noise:
         print("\n".join(noise_lines(args.noise)))
         return

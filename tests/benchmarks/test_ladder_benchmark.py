@@ -11,7 +11,7 @@ import pytest
 from arena.matchmaker import Member, Table, choose_tables
 from arena.ratings import rate, starting_rating
 from arena.records import Rating
-from benchmarks import ladder
+from benchmarks import ladder, ladder_models
 from replays.log import MatchLog
 
 
@@ -123,9 +123,9 @@ def test_house_normal_moves_in_the_experiments_that_rate_it_like_everyone(
 ) -> None:
     log = duplicate_logs[0]
     assert log.seats[0].bot_id == "house:normal" and len(set(log.outcome.totals)) > 1
-    for anchor_sigma in (ladder.MARGIN_SIGMA, 0.0):
+    for anchor_sigma in (ladder_models.MARGIN_SIGMA, 0.0):
         before = [
-            Rating(s.bot_id, 0.0, anchor_sigma if seat == 0 else ladder.MARGIN_SIGMA)
+            Rating(s.bot_id, 0.0, anchor_sigma if seat == 0 else ladder_models.MARGIN_SIGMA)
             for seat, s in enumerate(log.seats)
         ]
         after = ladder.rate_margins(log, before)
@@ -152,13 +152,18 @@ def test_the_full_covariance_update_of_one_match_has_the_margin_updates_means(
     duplicate_logs: list[MatchLog],
 ) -> None:
     log = duplicate_logs[1]  # house Normal in seat 3
-    covariance = ladder.Covariance(["house:normal", "bot_p25", "bot_p50", "bot_p75"])
+    covariance = ladder_models.Covariance(["house:normal", "bot_p25", "bot_p50", "bot_p75"])
     [rated] = covariance.rate_table([log], duplicate=False)
     assert rated is log
-    before = [0.0 if s.bot_id == "house:normal" else ladder.MARGIN_SIGMA**2 for s in log.seats]
+    before = [
+        0.0 if s.bot_id == "house:normal" else ladder_models.MARGIN_SIGMA**2 for s in log.seats
+    ]
     hands = log.outcome.hands_played
     means, variances = ladder.margin_update(
-        [0.0] * 4, before, [t / hands for t in log.outcome.totals], ladder.MARGIN_NOISE**2 / hands
+        [0.0] * 4,
+        before,
+        [t / hands for t in log.outcome.totals],
+        ladder_models.MARGIN_NOISE**2 / hands,
     )
     for seat, info in enumerate(log.seats):
         mu, sigma = covariance.rating(info.bot_id)
@@ -171,7 +176,7 @@ def test_a_duplicate_tables_shared_cards_luck_is_taken_out(
     duplicate_logs: list[MatchLog],
 ) -> None:
     bots = ["house:normal", "bot_p25", "bot_p50", "bot_p75"]
-    plain, duplicate = ladder.Covariance(bots), ladder.Covariance(bots)
+    plain, duplicate = ladder_models.Covariance(bots), ladder_models.Covariance(bots)
     assert len(list(plain.rate_table(duplicate_logs, duplicate=False))) == 4
     assert len(list(duplicate.rate_table(duplicate_logs, duplicate=True))) == 4
     for bot in bots[1:]:  # the luck rated as such: the four results tell more
@@ -182,7 +187,7 @@ def test_a_duplicate_tables_shared_cards_luck_is_taken_out(
 def test_a_table_rated_together_moves_by_its_total_points(
     duplicate_logs: list[MatchLog],
 ) -> None:
-    board = {b: Rating(b, 0.0, ladder.MARGIN_SIGMA) for b in TABLE}
+    board = {b: Rating(b, 0.0, ladder_models.MARGIN_SIGMA) for b in TABLE}
     ladder.rate_margins_table(board, duplicate_logs)
     totals = dict.fromkeys(TABLE, 0)
     for log in duplicate_logs:
@@ -191,7 +196,7 @@ def test_a_table_rated_together_moves_by_its_total_points(
     hands = 4 * duplicate_logs[0].outcome.hands_played
     means, _ = ladder.margin_update(
         [0.0] * 4,
-        [ladder.MARGIN_SIGMA**2] * 4,
+        [ladder_models.MARGIN_SIGMA**2] * 4,
         [totals[b] / hands for b in TABLE],
         ladder.MARGIN_DUPLICATE_NOISE**2 / hands,
     )
@@ -199,10 +204,14 @@ def test_a_table_rated_together_moves_by_its_total_points(
     assert all(board[b].matches == 4 for b in TABLE)
 
 
-def test_noise_prints_plain_and_duplicate_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
+def test_noise_prints_plain_and_duplicate_side_by_side_in_every_measure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     ladder.main(["--noise", "2"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0.")]
-    assert [row.split(" | ")[0] for row in rows] == ["| 0.2", "| 0.6"]
+    assert [tuple(row.split(" | ")[:2]) for row in rows] == [
+        (p, name) for p in ("| 0.2", "| 0.6") for name in ladder_models.SCALES
+    ]
 
 
 def test_a_round_seats_at_most_the_tables_asked(
