@@ -117,15 +117,31 @@ class Answer:
     def _fields(self) -> dict[str, str]:
         """The head's fields the arena reads, by lower-case name (the first of each)."""
         fields: dict[str, str] = {}
+        lines = self._whole_head()
+        if lines is not None:
+            for line in lines:
+                _keep(fields, line)
+            return fields
         for _ in range(MAX_FIELDS + 1):
             line = self._line()
             if line in (b"\r\n", b"\n", b""):
                 return fields
-            name, colon, value = line.decode("iso-8859-1").partition(":")
-            name = name.lower()
-            if colon and name in _KEPT:
-                fields.setdefault(name, value.strip())
+            _keep(fields, line.decode("iso-8859-1"))
         raise HttpAnswerError(f"the answer's head has more than {MAX_FIELDS} fields")
+
+    def _whole_head(self) -> list[str] | None:
+        """The head's field lines, taken from what was received in one step when it holds the
+        whole head and reading it line by line could end no other way: every line ends with
+        CRLF, within :data:`MAX_LINE` and :data:`MAX_FIELDS`; else None (nothing taken)."""
+        buffer = self._buffer
+        end = buffer.find(b"\r\n\r\n")
+        if end <= 0 or end + 2 > MAX_LINE or buffer.startswith(b"\r\n"):
+            return None
+        head = buffer[:end]
+        if head.count(b"\n") != head.count(b"\r\n") or head.count(b"\n") >= MAX_FIELDS:
+            return None  # a line ending with a bare LF, or too many lines: line by line
+        del buffer[: end + 4]
+        return head.decode("iso-8859-1").split("\r\n")
 
     def _take(self, size: int) -> bytes:
         """At most ``size`` bytes of what was received (receiving more if none is left)."""
@@ -152,6 +168,14 @@ class Answer:
         line = bytes(self._buffer[:cut])
         del self._buffer[:cut]
         return line
+
+
+def _keep(fields: dict[str, str], line: str) -> None:
+    """Note ``line``'s field in ``fields`` if the arena reads it and it is its first."""
+    name, colon, value = line.partition(":")
+    name = name.lower()
+    if colon and name in _KEPT:
+        fields.setdefault(name, value.strip())
 
 
 def _length(field: str | None) -> int | None:
