@@ -119,8 +119,8 @@ class Answer:
         fields: dict[str, str] = {}
         lines = self._whole_head()
         if lines is not None:
-            for line in lines:
-                _keep(fields, line)
+            for text in lines:
+                _keep(fields, text)
             return fields
         for _ in range(MAX_FIELDS + 1):
             line = self._line()
