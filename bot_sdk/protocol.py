@@ -577,13 +577,24 @@ def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
     :class:`IllegalAnswerError` with a message the bot's author can act on. The referee stays
     the final judge of the move.
     """
-    _decision_of_kind(kind, obs)
-    return answer_move(kind, _object(body, _EXAMPLES[kind]), obs)
+    decision = _decision_of_kind(kind, obs)
+    return _move(kind, decision, answer_object(kind, body), obs)
+
+
+def answer_object(kind: DecisionKind, body: bytes) -> dict[str, Any]:
+    """An answer body to a ``kind`` decision decoded, for :func:`answer_move` and
+    :func:`note_of`: a JSON object, or :class:`MalformedAnswerError`."""
+    return _object(body, _EXAMPLES[kind])
 
 
 def answer_move(kind: DecisionKind, data: Mapping[str, Any], obs: Observation) -> AnyMove:
     """:func:`parse_answer` of an answer already decoded to a JSON object (``data``)."""
-    decision = _decision_of_kind(kind, obs)
+    return _move(kind, _decision_of_kind(kind, obs), data, obs)
+
+
+def _move(
+    kind: DecisionKind, decision: Decision, data: Mapping[str, Any], obs: Observation
+) -> AnyMove:
     field = ANSWER_FIELDS[kind]
     if field not in data:
         others = [f for f in ANSWER_FIELDS.values() if f in data]
