@@ -32,6 +32,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from urllib.parse import urlsplit
 
 from arena.addresses import PrivateAddressError
@@ -47,7 +48,7 @@ from bot_sdk.protocol import (
     hello_request,
     parse_hello_answer,
 )
-from bot_sdk.signing import sign
+from bot_sdk.signing import Signer
 from replays.log import Connection
 
 __all__ = [
@@ -160,6 +161,11 @@ class BotTransport:
     def close(self) -> None:
         self._connection.close()
 
+    @cached_property
+    def _signer(self) -> Signer:
+        """The secrets made ready to sign, at the first request (which fails without them)."""
+        return Signer(self._secrets)
+
     @property
     def shown(self) -> str:
         """The endpoint as error messages show it: no query string."""
@@ -195,7 +201,7 @@ class BotTransport:
             raise DeadlineError
         signature = "".join(
             f"{name}: {value}\r\n"
-            for name, value in sign(self._secrets, body, int(self._now())).items()
+            for name, value in self._signer.sign(body, int(self._now())).items()
         )
         connection, watchdog = self._connection, self._watchdog
         message = f"{connection.head}{signature}Content-Length: {len(body)}\r\n\r\n".encode()
