@@ -46,7 +46,7 @@ from bot_sdk.protocol import (
     answer_move,
     answer_object,
     encode,
-    hand_end_notice,
+    hand_end_body,
     hello_request,
     match_end_notice,
     note_of,
@@ -202,14 +202,12 @@ class HttpSeat:
         return info
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
-        protocol = self.info.protocol
-        self._notify(hand_end_notice(result, obs, match_id=match_id, protocol=protocol))
+        body = hand_end_body(result, obs, match_id=match_id, protocol=self.info.protocol)
+        self.transport.notify(body)
 
     def match_end(self, outcome: Outcome, *, match_id: str, seat: int) -> None:
         protocol = self.info.protocol
-        self._notify(match_end_notice(outcome, match_id=match_id, seat=seat, protocol=protocol))
-
-    def _notify(self, notice: Message) -> None:
+        notice = match_end_notice(outcome, match_id=match_id, seat=seat, protocol=protocol)
         self.transport.notify(encode(notice))
 
     def _ms_since(self, start: float) -> int:

@@ -411,6 +411,23 @@ def hand_end_notice(
     }
 
 
+def hand_end_body(
+    result: HandResult,
+    observation: Observation,
+    *,
+    match_id: str,
+    protocol: ProtocolVersion = PROTOCOL,
+) -> bytes:
+    """``encode(hand_end_notice(...))``, the same bytes, written from fragments as
+    :func:`decision_body` is."""
+    view = observation_json(observation, results=protocol is ProtocolVersion.V1)
+    return (
+        f'{{"hand_number":{result.hand_number},"match_id":{json_string(match_id)},'
+        f'"observation":{view},"protocol":"{protocol._value_}","result":{result_json(result)},'
+        f'"seat":{observation.seat},"type":"hand_end"}}'
+    ).encode()
+
+
 def match_end_notice(
     outcome: Outcome, *, match_id: str, seat: int, protocol: ProtocolVersion = PROTOCOL
 ) -> Message:
