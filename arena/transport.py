@@ -48,7 +48,7 @@ from bot_sdk.protocol import (
     hello_request,
     parse_hello_answer,
 )
-from bot_sdk.signing import Signer
+from bot_sdk.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, Signer
 from replays.log import Connection
 
 __all__ = [
@@ -199,15 +199,16 @@ class BotTransport:
         seconds = deadline - self._clock()
         if seconds <= 0:
             raise DeadlineError
-        signature = "".join(
-            f"{name}: {value}\r\n"
-            for name, value in self._signer.sign(body, int(self._now())).items()
-        )
+        stamp = int(self._now())
         connection, watchdog = self._connection, self._watchdog
-        message = f"{connection.head}{signature}Content-Length: {len(body)}\r\n\r\n".encode()
+        message = (
+            f"{connection.head}{TIMESTAMP_HEADER}: {stamp}\r\n"
+            f"{SIGNATURE_HEADER}: {self._signer.entries(body, stamp)}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
         watchdog.arm(seconds)
         try:
-            answer = connection.request(message + body, exchange, seconds, watchdog)
+            answer = connection.request(message, exchange, seconds, watchdog)
             content = self._read(answer, deadline)
         except TransportError:
             connection.close()

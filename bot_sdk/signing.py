@@ -56,6 +56,10 @@ class Signer:
 
     def sign(self, body: bytes, timestamp: int) -> dict[str, str]:
         """The two headers for ``body`` sent at ``timestamp``, one ``v1=`` entry per secret."""
+        return {TIMESTAMP_HEADER: str(timestamp), SIGNATURE_HEADER: self.entries(body, timestamp)}
+
+    def entries(self, body: bytes, timestamp: int) -> str:
+        """The :data:`SIGNATURE_HEADER`'s value for ``body`` sent at ``timestamp``."""
         stamp = f"{timestamp}.".encode()
         entries = []
         for keyed in self._keyed:
@@ -63,7 +67,7 @@ class Signer:
             mac.update(stamp)
             mac.update(body)
             entries.append(f"{SCHEME}={mac.hexdigest()}")
-        return {TIMESTAMP_HEADER: str(timestamp), SIGNATURE_HEADER: ",".join(entries)}
+        return ",".join(entries)
 
 
 def verify(
