@@ -18,8 +18,8 @@ alternating by round; each process imports only its own tree's code (its tree fi
    (``time.process_time``: user and system, all its threads) over the matches, per decision:
    hello, notifications and the seats' set-up included, the bot server's CPU not. With
    ``--instructions`` the same matches are also counted in instructions under valgrind's
-   callgrind (start-up, measured with no match, subtracted), which the machine's load does not
-   change.
+   callgrind (start-up, measured with the warm-up match alone, subtracted), which the
+   machine's load does not change.
 2. **Verification.** ``--logs`` random matches logged as bots over HTTP
    (``benchmarks.replays.play``: random rules profiles, every decision with its request's
    SHA-256), then hands per second of ``replays.verify.verify`` rebuilding and hashing every
@@ -326,9 +326,9 @@ def arena_cpu(url: str, hands: int, decisions: int) -> tuple[float, int, list[in
         return len(records)
 
     bodies: list[int] = []
+    match(-1)  # also with no decisions asked: the start-up that --instructions subtracts
     if decisions == 0:
         return 0.0, 0, []
-    match(-1)
     bodies.clear()
     count, n = 0, 0
     start = time.process_time()
