@@ -37,10 +37,9 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from bot_sdk.fragments import json_string, observation_json, result_json
 from referee import (
@@ -351,6 +350,24 @@ def decision_body(
     ).encode()
 
 
+_Value = TypeVar("_Value")
+
+
+class _Once(Generic[_Value]):
+    """``functools.cached_property`` without the lock Python 3.11 takes around every first
+    read (one lock for all instances, so threads playing matches at once wait on each other):
+    the value is made from the request alone, so two threads making it at once make the same."""
+
+    def __init__(self, make: Callable[[Any], _Value]) -> None:
+        self._make = make
+        self._name = make.__name__
+
+    def __get__(self, request: object, owner: type | None = None) -> _Value:
+        value = self._make(request)
+        request.__dict__[self._name] = value  # read from there from now on
+        return value
+
+
 @dataclass(frozen=True)
 class DecisionRequest:
     """One decision request, built once by the arena: what is asked, and the message, its
@@ -365,7 +382,7 @@ class DecisionRequest:
     protocol: ProtocolVersion = PROTOCOL
     """The version the seat speaks: the request is written in it."""
 
-    @cached_property
+    @_Once
     def message(self) -> Message:
         return decision_request(
             self.observation,
@@ -376,7 +393,7 @@ class DecisionRequest:
             protocol=self.protocol,
         )
 
-    @cached_property
+    @_Once
     def body(self) -> bytes:
         return decision_body(
             self.observation,
@@ -387,7 +404,7 @@ class DecisionRequest:
             protocol=self.protocol,
         )
 
-    @cached_property
+    @_Once
     def sha256(self) -> str:
         return body_sha256(self.body)
 

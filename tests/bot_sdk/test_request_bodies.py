@@ -181,3 +181,12 @@ def test_card_names_come_in_card_order() -> None:
     for mask in [0, (1 << 52) - 1, *(rng.getrandbits(52) for _ in range(2000))]:
         cards = CardSet(mask)
         assert cards.names() == [CARD_NAMES[c] for c in range(52) if mask >> c & 1]
+
+
+def test_a_request_makes_its_message_body_and_hash_once() -> None:
+    obs = next(observations(5))
+    request = DecisionRequest(obs, "m-1", "m-1:1:0", 1000, 30_000, ProtocolVersion.V2)
+    assert request.sha256 is request.sha256
+    assert request.body is request.body
+    assert request.message is request.message
+    assert request.body == fresh(obs, "m-1", "m-1:1:0", 30_000, ProtocolVersion.V2)
