@@ -7,8 +7,9 @@ bytes as they were received: parsing each head into an email message through a b
 as :class:`http.client.HTTPResponse` does, was a quarter of the arena's CPU per decision. A
 head that came whole with the first bytes received (the usual case) is split in one step, where
 reading it line by line could end no other way; tests/workers/test_http_answer.py compares the
-two. The body is then read in pieces, by its length, chunked, or to the connection's end; one cut short of
-what its framing announced is an error, never an answer.
+two. The body is then read in pieces, by its length, chunked, or to the connection's end (a
+small one already received, at once); one cut short of what its framing announced is an error,
+never an answer.
 
 A failure is a :class:`HttpAnswerError`, in words a bot author can act on, or the socket's own
 ``OSError``.
@@ -68,6 +69,17 @@ class Answer:
             keep = "keep-alive" in fields or "keep-alive" in connection
         self.will_close = not keep or (self.length is None and not self.chunked)
         """Whether the bot closes the connection after this answer."""
+
+    def received(self, size: int) -> bytes | None:
+        """The whole body, taken at once, if its length frames it, is at most ``size`` bytes
+        and has all been received (the usual small answer); else None, with nothing taken:
+        read it with :meth:`pieces`."""
+        length = self.length
+        if self.chunked or length is None or length > size or len(self._buffer) < length:
+            return None
+        body = bytes(self._buffer[:length])
+        del self._buffer[:length]
+        return body
 
     def pieces(self, size: int) -> Iterator[bytes]:
         """The body in pieces of at most ``size`` bytes, as they are read."""

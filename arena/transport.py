@@ -103,10 +103,12 @@ class _Watchdog:
         self._sock: socket.socket | None = None
         self._alarm: Alarm | None = None
         self.fired = False
+        self._ring = self._fire
+        """Bound once, not for every request."""
 
     def arm(self, seconds: float) -> None:
         self.fired = False
-        self._alarm = ALARMS.set(seconds, self._fire)
+        self._alarm = ALARMS.set(seconds, self._ring)
 
     def attach(self, sock: socket.socket | None) -> None:
         with self._lock:
@@ -263,6 +265,11 @@ class BotTransport:
             raise HelloError(f"{where} answered the hello wrongly: {error}") from None
 
     def _read(self, answer: Answer, deadline: float) -> bytes:
+        whole = answer.received(_CHUNK)  # as the loop below reads one piece, or none
+        if whole is not None:
+            if (whole and self._clock() >= deadline) or self._watchdog.fired:
+                raise DeadlineError
+            return whole
         chunks: list[bytes] = []
         size = 0
         try:

@@ -150,3 +150,19 @@ def test_the_head_s_limits_hold_however_it_is_received(at_once: int) -> None:
     assert _outcome(HEADS["most-fields"], at_once)[0] == 200
     assert "more than 100" in str(_outcome(HEADS["too-many"], at_once))
     assert _outcome(HEADS["first-wins"], at_once)[-1] == b"ok"
+
+
+def test_a_small_body_already_received_is_taken_at_once_and_any_other_left_to_pieces() -> None:
+    raw = b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody"
+    whole = answer(raw, len(raw))
+    assert whole.received(4) == b"body"
+    larger = answer(raw, len(raw))
+    assert larger.received(3) is None
+    assert b"".join(larger.pieces(3)) == b"body"
+    partly = answer(raw, len(raw) - 2)
+    assert partly.received(4) is None
+    assert b"".join(partly.pieces(4)) == b"body"
+    for other in (HEADS["chunked"], b"HTTP/1.1 200 OK\r\n\r\nto the end"):
+        read = answer(other, len(other))
+        assert read.received(1 << 20) is None
+        assert b"".join(read.pieces(4)) in (b"ok", b"to the end")
