@@ -39,7 +39,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from bot_sdk.fragments import json_string, observation_json, result_json
 from referee import (
@@ -362,7 +362,15 @@ class _Once(Generic[_Value]):
         self._make = make
         self._name = make.__name__
 
-    def __get__(self, request: object, owner: type | None = None) -> _Value:
+    @overload
+    def __get__(self, request: None, owner: type | None = None) -> _Once[_Value]: ...
+
+    @overload
+    def __get__(self, request: object, owner: type | None = None) -> _Value: ...
+
+    def __get__(self, request: object | None, owner: type | None = None) -> _Once[_Value] | _Value:
+        if request is None:  # read from the class: the descriptor itself
+            return self
         value = self._make(request)
         request.__dict__[self._name] = value  # read from there from now on
         return value
