@@ -4,12 +4,13 @@ Four ``HttpSeat`` seats (two speaking ``gongzhu-bot/1``, two ``gongzhu-bot/2``) 
 two-hand match with passing and exposures against one scripted bot server on loopback. Each
 seat's answers go round a script of every shape the arena reads: plain, with a long note,
 chunked, after ``100 Continue``, closing the connection (``Connection: close``, HTTP/1.0),
-malformed, of the wrong kind, illegal, HTTP 500, a redirect, not UTF-8. The log is compared
-with ``fixtures/recorded_match.json``, written once by the arena before its per-decision work
-was made cheaper: every request's hash, answer, note, fault, status, bank, connection (new or
-kept alive) and byte count. Only the instants and durations the clock measured (``latency_ms``,
-``sent_us``, ``received_us``, ``connect_us``, ``tls_us``) are set to 0 before comparing, since
-no two runs measure the same; the time limits are generous, so no bank is charged.
+malformed, of the wrong kind (with a note too), illegal, HTTP 500, a redirect, not UTF-8. The
+log is compared with ``fixtures/recorded_match.json``, written by the arena at ``5eb77e3``,
+before its per-decision work was made cheaper (this script, run in that revision's tree): every
+request's hash, answer, note, fault, status, bank, connection (new or kept alive) and byte
+count. Only the instants and durations the clock measured (``latency_ms``, ``sent_us``,
+``received_us``, ``connect_us``, ``tls_us``) are set to 0 before comparing, since no two runs
+measure the same; the time limits are generous, so no bank is charged.
 
     .venv/bin/python -m tests.workers.test_recorded_match   # writes the fixture: once, never
                                                             # to make the test pass
@@ -96,6 +97,7 @@ SCRIPT: tuple[Answer, ...] = (
     lambda r: (_sized(json.dumps(_good(r)).encode(), "HTTP/1.1 200 OK", "Connection: close"), True),
     lambda r: (_sized(b"<html>oops</html>"), False),
     lambda r: (_sized(_wrong_kind(r)), False),
+    lambda r: (_sized(_wrong_kind(r)[:-1] + b', "note": "a note on a fault"}'), False),
     lambda r: (_sized(_not_held(r) if r["kind"] == "play" else b'{"pass": ["XX"]}'), False),
     lambda r: (_sized(b"Traceback: boom", "HTTP/1.1 500 Internal Server Error"), False),
     lambda r: (_sized(b"", "HTTP/1.1 302 Found", "Location: http://elsewhere.example/bot"), False),
