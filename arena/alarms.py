@@ -43,24 +43,31 @@ class Alarms:
         self._start()
 
     def _start(self) -> None:
-        self._ready = threading.Condition()
+        self._lock = threading.Lock()
+        """Held to change the heap (entered directly: a plain lock's ``with`` costs no Python
+        call, the condition's does)."""
+        self._ready = threading.Condition(self._lock)
         self._heap: list[tuple[float, int, Alarm]] = []
         self._order = itertools.count()
         self.pending = 0
         """Alarms set that have neither rung nor been cancelled."""
         self._thread: threading.Thread | None = None
+        self._running = False
+        """Whether the thread runs: set as it is started, cleared as it ends (cheaper to read
+        for every alarm than asking the thread)."""
 
     def set(self, seconds: float, call: Callable[[], None]) -> Alarm:
         """Call ``call`` once ``seconds`` (at least 0) have passed, unless cancelled first."""
         alarm = Alarm(call)
         at = self._clock() + max(0.0, seconds)
-        with self._ready:
+        with self._lock:
             heapq.heappush(self._heap, (at, next(self._order), alarm))
             self.pending += 1
             if len(self._heap) > _SLACK + 2 * self.pending:
                 self._heap = [entry for entry in self._heap if not entry[2].done]
                 heapq.heapify(self._heap)
-            if self._thread is None or not self._thread.is_alive():
+            if not self._running:
+                self._running = True
                 self._thread = threading.Thread(target=self._run, name="alarms", daemon=True)
                 self._thread.start()
             elif self._heap[0][2] is alarm:  # the thread sleeps until a later alarm
@@ -69,12 +76,19 @@ class Alarms:
 
     def cancel(self, alarm: Alarm) -> None:
         """The alarm will not ring (unless its call has already begun)."""
-        with self._ready:
+        with self._lock:
             if not alarm.done:
                 alarm.done = True
                 self.pending -= 1
 
     def _run(self) -> None:
+        try:
+            self._ring()
+        finally:
+            with self._lock:  # set() reads the flag under it
+                self._running = False
+
+    def _ring(self) -> None:
         with self._ready:
             while True:
                 heap = self._heap

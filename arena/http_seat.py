@@ -43,13 +43,14 @@ from bot_sdk.protocol import (
     DecisionRequest,
     Message,
     Status,
+    answer_move,
+    answer_object,
     encode,
-    hand_end_notice,
+    hand_end_body,
     hello_request,
     match_end_notice,
-    parse_answer,
+    note_of,
     pending_decision,
-    read_note,
 )
 from referee import HandResult, Observation, Outcome, Rules
 from replays.log import SeatInfo
@@ -158,11 +159,16 @@ class HttpSeat:
                 Status.INVALID,
                 f"the answer is not UTF-8 JSON (it starts {excerpt(content)!r})",
             )
+        kind = pending_decision(obs).kind
         try:
-            move = parse_answer(pending_decision(obs).kind, content, obs)
+            data = answer_object(kind, content)
+        except AnswerError as error:  # not a JSON object: no note either
+            return fault(error.fault.status, str(error), answer)
+        note = note_of(data)
+        try:
+            move = answer_move(kind, data, obs)
         except AnswerError as error:
-            return fault(error.fault.status, str(error), answer, read_note(content))
-        note = read_note(content)
+            return fault(error.fault.status, str(error), answer, note)
         return Reply(move, Status.OK, self._ms_since(start), answer, None, sha, note, self.exchange)
 
     @property
@@ -196,14 +202,12 @@ class HttpSeat:
         return info
 
     def hand_end(self, result: HandResult, obs: Observation, *, match_id: str) -> None:
-        protocol = self.info.protocol
-        self._notify(hand_end_notice(result, obs, match_id=match_id, protocol=protocol))
+        body = hand_end_body(result, obs, match_id=match_id, protocol=self.info.protocol)
+        self.transport.notify(body)
 
     def match_end(self, outcome: Outcome, *, match_id: str, seat: int) -> None:
         protocol = self.info.protocol
-        self._notify(match_end_notice(outcome, match_id=match_id, seat=seat, protocol=protocol))
-
-    def _notify(self, notice: Message) -> None:
+        notice = match_end_notice(outcome, match_id=match_id, seat=seat, protocol=protocol)
         self.transport.notify(encode(notice))
 
     def _ms_since(self, start: float) -> int:

@@ -32,6 +32,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from urllib.parse import urlsplit
 
 from arena.addresses import PrivateAddressError
@@ -47,7 +48,7 @@ from bot_sdk.protocol import (
     hello_request,
     parse_hello_answer,
 )
-from bot_sdk.signing import sign
+from bot_sdk.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, Signer
 from replays.log import Connection
 
 __all__ = [
@@ -102,10 +103,12 @@ class _Watchdog:
         self._sock: socket.socket | None = None
         self._alarm: Alarm | None = None
         self.fired = False
+        self._ring = self._fire
+        """Bound once, not for every request."""
 
     def arm(self, seconds: float) -> None:
         self.fired = False
-        self._alarm = ALARMS.set(seconds, self._fire)
+        self._alarm = ALARMS.set(seconds, self._ring)
 
     def attach(self, sock: socket.socket | None) -> None:
         with self._lock:
@@ -160,6 +163,11 @@ class BotTransport:
     def close(self) -> None:
         self._connection.close()
 
+    @cached_property
+    def _signer(self) -> Signer:
+        """The secrets made ready to sign, at the first request (which fails without them)."""
+        return Signer(self._secrets)
+
     @property
     def shown(self) -> str:
         """The endpoint as error messages show it: no query string."""
@@ -193,15 +201,16 @@ class BotTransport:
         seconds = deadline - self._clock()
         if seconds <= 0:
             raise DeadlineError
-        signature = "".join(
-            f"{name}: {value}\r\n"
-            for name, value in sign(self._secrets, body, int(self._now())).items()
-        )
+        stamp = int(self._now())
         connection, watchdog = self._connection, self._watchdog
-        message = f"{connection.head}{signature}Content-Length: {len(body)}\r\n\r\n".encode()
+        message = (
+            f"{connection.head}{TIMESTAMP_HEADER}: {stamp}\r\n"
+            f"{SIGNATURE_HEADER}: {self._signer.entries(body, stamp)}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
         watchdog.arm(seconds)
         try:
-            answer = connection.request(message + body, exchange, seconds, watchdog)
+            answer = connection.request(message, exchange, seconds, watchdog)
             content = self._read(answer, deadline)
         except TransportError:
             connection.close()
@@ -256,6 +265,11 @@ class BotTransport:
             raise HelloError(f"{where} answered the hello wrongly: {error}") from None
 
     def _read(self, answer: Answer, deadline: float) -> bytes:
+        whole = answer.received(_CHUNK)  # as the loop below reads one piece, or none
+        if whole is not None:
+            if (whole and self._clock() >= deadline) or self._watchdog.fired:
+                raise DeadlineError
+            return whole
         chunks: list[bytes] = []
         size = 0
         try:

@@ -6,8 +6,10 @@ side by side in one run.
     python -m benchmarks.decision_cost --against ed784a3 --profile   # where the CPU goes
 
 Each round runs one process per tree (this one, and ``git archive`` of the revision), the order
-alternating by round; each process imports only its own tree's code (its tree first on
-``PYTHONPATH``) and measures:
+alternating by round, or with ``--together`` both at the same time, so that whatever else loads
+the machine loads both alike (each then also slows the other: compare their ratio, not their
+figures with a run's without it); each process imports only its own tree's code (its tree
+first on ``PYTHONPATH``) and measures:
 
 1. **Arena CPU per decision.** Matches of ``--hands`` hands (1 and 20 by default: a one-hand
    match is the figure of earlier runs, a long one shows what grows with the match), each played
@@ -18,8 +20,8 @@ alternating by round; each process imports only its own tree's code (its tree fi
    (``time.process_time``: user and system, all its threads) over the matches, per decision:
    hello, notifications and the seats' set-up included, the bot server's CPU not. With
    ``--instructions`` the same matches are also counted in instructions under valgrind's
-   callgrind (start-up, measured with no match, subtracted), which the machine's load does not
-   change.
+   callgrind (start-up, measured with the warm-up match alone, subtracted), which the
+   machine's load does not change.
 2. **Verification.** ``--logs`` random matches logged as bots over HTTP
    (``benchmarks.replays.play``: random rules profiles, every decision with its request's
    SHA-256), then hands per second of ``replays.verify.verify`` rebuilding and hashing every
@@ -85,6 +87,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="also verify in this many processes")
     parser.add_argument("--instructions", action="store_true", help="also count instructions")
     parser.add_argument(
+        "--together",
+        action="store_true",
+        help="run both trees' processes of a round at the same time (the same load for both)",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="instead: where each tree's CPU goes (cProfile), one round, top functions",
@@ -130,8 +137,13 @@ def compare(args: argparse.Namespace) -> None:
             results: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
             for r in range(args.rounds):
                 order = list(trees) if r % 2 == 0 else list(reversed(trees))
-                for name in order:
-                    results[name].append(child(trees[name], plan, workdir))
+                if args.together:
+                    running = {name: start(trees[name], plan, workdir) for name in order}
+                    for name in order:
+                        results[name].append(finish(running[name], trees[name]))
+                else:
+                    for name in order:
+                        results[name].append(child(trees[name], plan, workdir))
                 print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
             counts: dict[str, dict[str, float]] = {}
             if args.instructions:
@@ -158,20 +170,32 @@ def child(
     tree: Path, plan: dict[str, Any], workdir: Path, prefix: list[str] | None = None
 ) -> dict[str, Any]:
     """One process on ``tree``'s code (under ``prefix``, e.g. valgrind): its figures."""
+    return finish(start(tree, plan, workdir, prefix), tree)
+
+
+def start(
+    tree: Path, plan: dict[str, Any], workdir: Path, prefix: list[str] | None = None
+) -> subprocess.Popen[str]:
+    """The process of :func:`child`, started."""
     path = workdir / "plan.json"
     path.write_text(json.dumps(plan))
-    done = subprocess.run(
+    return subprocess.Popen(
         [*(prefix or []), sys.executable, __file__, "--child", str(path)],
-        check=False,
         cwd=tree,
         env={**os.environ, "PYTHONPATH": str(tree)},
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
-    if done.returncode:
-        sys.exit(f"the process on {tree} failed:\n{done.stderr}")
-    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    figures["stderr"] = done.stderr
+
+
+def finish(process: subprocess.Popen[str], tree: Path) -> dict[str, Any]:
+    """The figures of a process :func:`start` started, once it ends."""
+    out, err = process.communicate()
+    if process.returncode:
+        sys.exit(f"the process on {tree} failed:\n{err}")
+    figures: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    figures["stderr"] = err
     return figures
 
 
@@ -326,9 +350,9 @@ def arena_cpu(url: str, hands: int, decisions: int) -> tuple[float, int, list[in
         return len(records)
 
     bodies: list[int] = []
+    match(-1)  # also with no decisions asked: the start-up that --instructions subtracts
     if decisions == 0:
         return 0.0, 0, []
-    match(-1)
     bodies.clear()
     count, n = 0, 0
     start = time.process_time()

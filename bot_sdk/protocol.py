@@ -37,10 +37,9 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from bot_sdk.fragments import json_string, observation_json, result_json
 from referee import (
@@ -351,6 +350,32 @@ def decision_body(
     ).encode()
 
 
+_Value = TypeVar("_Value")
+
+
+class _Once(Generic[_Value]):
+    """``functools.cached_property`` without the lock Python 3.11 takes around every first
+    read (one lock for all instances, so threads playing matches at once wait on each other):
+    the value is made from the request alone, so two threads making it at once make the same."""
+
+    def __init__(self, make: Callable[[Any], _Value]) -> None:
+        self._make = make
+        self._name = make.__name__
+
+    @overload
+    def __get__(self, request: None, owner: type | None = None) -> _Once[_Value]: ...
+
+    @overload
+    def __get__(self, request: object, owner: type | None = None) -> _Value: ...
+
+    def __get__(self, request: object | None, owner: type | None = None) -> _Once[_Value] | _Value:
+        if request is None:  # read from the class: the descriptor itself
+            return self
+        value = self._make(request)
+        request.__dict__[self._name] = value  # read from there from now on
+        return value
+
+
 @dataclass(frozen=True)
 class DecisionRequest:
     """One decision request, built once by the arena: what is asked, and the message, its
@@ -365,7 +390,7 @@ class DecisionRequest:
     protocol: ProtocolVersion = PROTOCOL
     """The version the seat speaks: the request is written in it."""
 
-    @cached_property
+    @_Once
     def message(self) -> Message:
         return decision_request(
             self.observation,
@@ -376,7 +401,7 @@ class DecisionRequest:
             protocol=self.protocol,
         )
 
-    @cached_property
+    @_Once
     def body(self) -> bytes:
         return decision_body(
             self.observation,
@@ -387,7 +412,7 @@ class DecisionRequest:
             protocol=self.protocol,
         )
 
-    @cached_property
+    @_Once
     def sha256(self) -> str:
         return body_sha256(self.body)
 
@@ -409,6 +434,23 @@ def hand_end_notice(
         "result": result.to_json(),
         "observation": observation_message(observation, protocol),
     }
+
+
+def hand_end_body(
+    result: HandResult,
+    observation: Observation,
+    *,
+    match_id: str,
+    protocol: ProtocolVersion = PROTOCOL,
+) -> bytes:
+    """``encode(hand_end_notice(...))``, the same bytes, written from fragments as
+    :func:`decision_body` is."""
+    view = observation_json(observation, results=protocol is ProtocolVersion.V1)
+    return (
+        f'{{"hand_number":{result.hand_number},"match_id":{json_string(match_id)},'
+        f'"observation":{view},"protocol":"{protocol._value_}","result":{result_json(result)},'
+        f'"seat":{observation.seat},"type":"hand_end"}}'
+    ).encode()
 
 
 def match_end_notice(
@@ -577,13 +619,24 @@ def parse_answer(kind: DecisionKind, body: bytes, obs: Observation) -> AnyMove:
     :class:`IllegalAnswerError` with a message the bot's author can act on. The referee stays
     the final judge of the move.
     """
-    _decision_of_kind(kind, obs)
-    return answer_move(kind, _object(body, _EXAMPLES[kind]), obs)
+    decision = _decision_of_kind(kind, obs)
+    return _move(kind, decision, answer_object(kind, body), obs)
+
+
+def answer_object(kind: DecisionKind, body: bytes) -> dict[str, Any]:
+    """An answer body to a ``kind`` decision decoded, for :func:`answer_move` and
+    :func:`note_of`: a JSON object, or :class:`MalformedAnswerError`."""
+    return _object(body, _EXAMPLES[kind])
 
 
 def answer_move(kind: DecisionKind, data: Mapping[str, Any], obs: Observation) -> AnyMove:
     """:func:`parse_answer` of an answer already decoded to a JSON object (``data``)."""
-    decision = _decision_of_kind(kind, obs)
+    return _move(kind, _decision_of_kind(kind, obs), data, obs)
+
+
+def _move(
+    kind: DecisionKind, decision: Decision, data: Mapping[str, Any], obs: Observation
+) -> AnyMove:
     field = ANSWER_FIELDS[kind]
     if field not in data:
         others = [f for f in ANSWER_FIELDS.values() if f in data]

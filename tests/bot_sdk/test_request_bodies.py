@@ -10,9 +10,17 @@ from collections.abc import Iterator
 import pytest
 
 from bot_sdk import fragments
-from bot_sdk.protocol import DecisionRequest, ProtocolVersion, decision_request, encode
-from referee import CardSet, HandResult, Observation, Rules, RulesError, Variant
+from bot_sdk.protocol import (
+    DecisionRequest,
+    ProtocolVersion,
+    decision_request,
+    encode,
+    hand_end_body,
+    hand_end_notice,
+)
+from referee import CardSet, Game, HandResult, Observation, RandomPlayer, Rules, RulesError, Variant
 from referee.cards import CARD_NAMES
+from tests.bot_sdk.bot_sdk_support import is_last_play
 from tests.bot_sdk.bot_sdk_support import observations as played
 
 MATCH_IDS = [
@@ -23,17 +31,32 @@ MATCH_IDS = [
 the body's results are put in place of."""
 
 
-def observations(seed: int) -> Iterator[Observation]:
-    """Every decision's observation of a match of six hands under random variants."""
+def random_rules(seed: int) -> Rules:
+    """Rules of six hands under random variants."""
     rng = random.Random(seed)
     while True:
         names = [v.value for v in Variant if rng.random() < 0.25]
         try:
-            rules = Rules.from_json({"variants": names, "fixed_hands": 6, "max_hands": 6})
-            break
+            return Rules.from_json({"variants": names, "fixed_hands": 6, "max_hands": 6})
         except RulesError:
             continue
-    yield from played(rules, seed)
+
+
+def observations(seed: int) -> Iterator[Observation]:
+    """Every decision's observation of a match of six hands under random variants."""
+    yield from played(random_rules(seed), seed)
+
+
+def hand_ends(seed: int) -> Iterator[tuple[HandResult, Observation]]:
+    """Every ``hand_end`` notice's result and view (each seat's, as the hand's last card was
+    about to be played) of a match of six hands under random variants, played at random."""
+    game, player = Game(random_rules(seed), seed=seed), RandomPlayer(seed)
+    while not game.is_over():
+        for decision in game.pending:
+            obs = game.observation(decision.seat)
+            finals = [game.observation(s) for s in range(4)] if is_last_play(game) else []
+            game.push(player.choose(obs))
+            yield from ((game.results[-1], view) for view in finals)
 
 
 def fresh(
@@ -67,6 +90,18 @@ def test_every_body_of_a_match_is_the_fresh_encoding(
         assert body == fresh(obs, match_id, ident, bank, protocol)
         checked_with_results += bool(obs.results)
     assert checked_with_results > 200
+
+
+@pytest.mark.parametrize("protocol", list(ProtocolVersion))
+@pytest.mark.parametrize(("match_id", "seed"), list(zip(MATCH_IDS, (3, 4), strict=True)))
+def test_every_hand_end_notice_of_a_match_is_the_fresh_encoding(
+    match_id: str, seed: int, protocol: ProtocolVersion
+) -> None:
+    notices = list(hand_ends(seed))
+    assert len(notices) == 24
+    for result, view in notices:
+        body = hand_end_body(result, view, match_id=match_id, protocol=protocol)
+        assert body == encode(hand_end_notice(result, view, match_id=match_id, protocol=protocol))
 
 
 def test_a_result_is_encoded_once_and_only_used_for_itself() -> None:
@@ -146,3 +181,12 @@ def test_card_names_come_in_card_order() -> None:
     for mask in [0, (1 << 52) - 1, *(rng.getrandbits(52) for _ in range(2000))]:
         cards = CardSet(mask)
         assert cards.names() == [CARD_NAMES[c] for c in range(52) if mask >> c & 1]
+
+
+def test_a_request_makes_its_message_body_and_hash_once() -> None:
+    obs = next(observations(5))
+    request = DecisionRequest(obs, "m-1", "m-1:1:0", 1000, 30_000, ProtocolVersion.V2)
+    assert request.sha256 is request.sha256
+    assert request.body is request.body
+    assert request.message is request.message
+    assert request.body == fresh(obs, "m-1", "m-1:1:0", 30_000, ProtocolVersion.V2)

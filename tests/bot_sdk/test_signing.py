@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from bot_sdk.protocol import encode, hello_request
-from bot_sdk.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, SignatureError, sign, verify
+from bot_sdk.signing import (
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    SignatureError,
+    Signer,
+    sign,
+    signature,
+    verify,
+)
 
 SECRET = "gongzhu-example-secret"
 TIMESTAMP = 1767225600
@@ -25,6 +33,19 @@ def test_known_answer() -> None:
         SIGNATURE_HEADER: f"v1={EXPECTED}",
     }
     assert sign(SECRET.encode(), BODY, TIMESTAMP)[SIGNATURE_HEADER] == f"v1={EXPECTED}"
+
+
+def test_one_signer_signs_every_body_afresh() -> None:
+    signer = Signer([SECRET, b"other"])
+    bodies = [BODY, b"{}", BODY, b"x" * 5000, BODY]
+    for n, body in enumerate(bodies):
+        headers = signer.sign(body, TIMESTAMP + n)
+        assert headers == {
+            TIMESTAMP_HEADER: str(TIMESTAMP + n),
+            SIGNATURE_HEADER: f"v1={signature(SECRET, body, TIMESTAMP + n)},"
+            f"v1={signature(b'other', body, TIMESTAMP + n)}",
+        }
+    assert signer.sign(BODY, TIMESTAMP)[SIGNATURE_HEADER].startswith(f"v1={EXPECTED},")
 
 
 def test_a_good_signature_verifies_within_the_tolerance() -> None:

@@ -7,6 +7,8 @@ import threading
 import time
 from collections.abc import Callable
 
+import pytest
+
 from arena import alarms
 from arena.alarms import Alarms
 
@@ -54,3 +56,21 @@ def test_cancelled_alarms_do_not_pile_up() -> None:
         clock.cancel(clock.set(60, lambda: None))
     assert clock.pending == 0
     assert len(clock._heap) <= alarms._SLACK + 1
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_the_next_alarm_starts_the_thread_again_if_it_ended() -> None:
+    clock = Alarms()
+
+    def ending() -> None:
+        raise SystemExit  # not an alarm's failure: it ends the thread
+
+    clock.set(0, ending)
+    first = clock._thread
+    assert first is not None
+    first.join(10)
+    assert not first.is_alive()
+    done = threading.Event()
+    clock.set(0, done.set)
+    assert done.wait(10)
+    assert clock._thread is not first

@@ -107,3 +107,62 @@ def test_what_is_not_an_answer_says_why(raw: bytes, message: str) -> None:
 def test_a_head_of_the_most_fields_is_read() -> None:
     raw = b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * (MAX_FIELDS - 1) + b"Content-Length: 2\r\n\r\nok"
     assert body(raw)[0] == [b"ok"]
+
+
+def _outcome(raw: bytes, at_once: int) -> tuple[object, ...]:
+    """What reading ``raw`` gives: the answer's fields and body, or its error's message."""
+    try:
+        read = answer(raw, at_once)
+        content = b"".join(read.pieces(1 << 20))
+    except HttpAnswerError as error:
+        return ("error", str(error))
+    return (read.status, read.location, read.will_close, read.length, content)
+
+
+_X = b"X: " + b"x" * (MAX_LINE - 5)
+"""A field line of exactly :data:`MAX_LINE` bytes with its CRLF."""
+HEADS = {
+    "plain": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nServer: w\r\n\r\nok",
+    "no-fields": b"HTTP/1.1 200 OK\r\n\r\nbody\r\n\r\nmore",
+    "bare-lf": b"HTTP/1.1 200 OK\nContent-Length: 2\nConnection: close\n\nok",
+    "mixed-lf": b"HTTP/1.1 200 OK\r\nConnection: close\nContent-Length: 2\r\n\r\nok",
+    "lf-blank": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\nX: y\r\n\r\nok",
+    "longest-line": b"HTTP/1.1 200 OK\r\n" + _X + b"\r\n\r\nok",
+    "too-long-line": b"HTTP/1.1 200 OK\r\n" + _X + b"x\r\n\r\nok",
+    "most-fields": b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * (MAX_FIELDS - 1) + b"A: b\r\n\r\n",
+    "too-many": b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * MAX_FIELDS + b"A: b\r\n\r\n",
+    "first-wins": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 9\r\n\r\nok",
+    "interim": b"HTTP/1.1 100 Continue\r\nX: y\r\n\r\nHTTP/1.1 204 No\r\nLocation: /a\r\n\r\n",
+    "no-blank": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n",
+    "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("raw", HEADS.values(), ids=HEADS.keys())
+def test_a_head_received_at_once_reads_as_one_received_byte_by_byte(raw: bytes) -> None:
+    assert _outcome(raw, len(raw)) == _outcome(raw, 1)
+
+
+@pytest.mark.parametrize("at_once", [1, 1 << 20], ids=["byte-by-byte", "at-once"])
+def test_the_head_s_limits_hold_however_it_is_received(at_once: int) -> None:
+    assert _outcome(HEADS["longest-line"], at_once)[-1] == b"ok"
+    assert "longer than 64 KiB" in str(_outcome(HEADS["too-long-line"], at_once))
+    assert _outcome(HEADS["most-fields"], at_once)[0] == 200
+    assert "more than 100" in str(_outcome(HEADS["too-many"], at_once))
+    assert _outcome(HEADS["first-wins"], at_once)[-1] == b"ok"
+
+
+def test_a_small_body_already_received_is_taken_at_once_and_any_other_left_to_pieces() -> None:
+    raw = b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody"
+    whole = answer(raw, len(raw))
+    assert whole.received(4) == b"body"
+    larger = answer(raw, len(raw))
+    assert larger.received(3) is None
+    assert b"".join(larger.pieces(3)) == b"body"
+    partly = answer(raw, len(raw) - 2)
+    assert partly.received(4) is None
+    assert b"".join(partly.pieces(4)) == b"body"
+    for other in (HEADS["chunked"], b"HTTP/1.1 200 OK\r\n\r\nto the end"):
+        read = answer(other, len(other))
+        assert read.received(1 << 20) is None
+        assert b"".join(read.pieces(4)) in (b"ok", b"to the end")

@@ -273,6 +273,18 @@ def test_the_deadline_is_checked_after_every_kilobyte_of_the_answer(seconds: flo
     assert len(running.requests) == 2
 
 
+@pytest.mark.parametrize("size", [1, 1024])
+def test_an_answer_received_whole_after_the_deadline_is_late(size: int) -> None:
+    """Read at 0 (deadline 150), 100 (sent), then 200 for the answer's one chunk, however small
+    and however it was read: past the deadline."""
+    with (
+        bot(answers(response(b"a" * size))) as running,
+        transport(running.url, clock=Ticking()) as t,
+        pytest.raises(DeadlineError),
+    ):
+        t.post(b"{}", 150.0)
+
+
 @pytest.mark.parametrize("seconds", [0.0, -0.5], ids=["none-left", "overdue"])
 def test_a_call_with_no_time_left_is_not_sent(seconds: float) -> None:
     with (
