@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import IO, Any, NoReturn
 
 import click
-import requests
 
 from replays.continuation import ContinuationError, check_continuation
 from replays.deals import DealScheme, SecretError, parse_secret
@@ -39,7 +38,6 @@ from replays.integrity import (
 )
 from replays.log import MatchLog
 from replays.packing import Verified, verified
-from replays.reask import ReaskError, reask
 from replays.render import count, render_match
 from replays.rulings import RulingError, check_amended
 from replays.schema import InvalidLogError, validate
@@ -229,6 +227,8 @@ def _verification(log: MatchLog, secret: bytes | None, found: Verified | None) -
 
 def _fetch_key(url: str) -> bytes:
     """The arena's public key, from its API."""
+    import requests  # noqa: PLC0415 - imported only here: it takes long to import
+
     address = url.rstrip("/") + KEY_PATH
     try:
         response = requests.get(address, timeout=10)
@@ -373,6 +373,8 @@ def reask_command(
     the log."""
     if not secret and not insecure:
         raise click.UsageError("give --secret (or GONGZHU_BOT_SECRET), or --insecure")
+    from replays.reask import ReaskError, reask  # noqa: PLC0415 - as requests in _fetch_key
+
     log = _read(file)
     try:
         result = reask(log, hand, decision, url, None if insecure else secret, timeout_s=timeout)
