@@ -217,8 +217,8 @@ class HandRecord:
             deal=(a, b, c, d),
             dealer=data.get("dealer"),
             first_leader=int(data["first_leader"]),
-            decisions=tuple(DecisionRecord.from_json(x) for x in data["decisions"]),
-            tricks=tuple(Trick.from_json(t) for t in data["tricks"]),
+            decisions=tuple([DecisionRecord.from_json(x) for x in data["decisions"]]),
+            tricks=tuple([Trick.from_json(t) for t in data["tricks"]]),
             result=HandResult.from_json(data["result"]),
         )
 

@@ -182,7 +182,7 @@ TIMING_FIELDS = {"bytes_sent", "bytes_received"}
 def _answer(decision: Mapping[str, Any]) -> str | None:
     """The answer a bot sends for the decision's applied move, in the protocol's canonical
     form, for an answer taken as it was (status ``ok``); None otherwise."""
-    if decision.get("status") != Status.OK.value:
+    if decision.get("status") != _OK:
         return None
     seat, applied = decision["seat"], decision["applied"]
     key = seat, repr(applied)  # repr: the same values of the same types (1 is not True)
@@ -195,6 +195,7 @@ def _answer(decision: Mapping[str, Any]) -> str | None:
     return found
 
 
+_OK: str = Status.OK.value
 _ANSWERS: dict[tuple[object, str], str] = {}
 """Each applied move's answer, made once (a match plays each card of the deck many times)."""
 _ANSWERS_KEPT = 1 << 14
