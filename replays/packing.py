@@ -283,19 +283,25 @@ def verified(blob: bytes) -> Verified | None:
     reads back to exactly its JSON (as :func:`replays.upgrade.read_log` checks).
 
     None whenever this cannot say that all is well: another form, an older format, a log
-    the referee finds a discrepancy in, one that does not rebuild to the sealed log. Read those
-    with :func:`unpacked_json` and verify them apart, which says what is wrong."""
+    the referee finds a discrepancy in, one that does not rebuild to the sealed log, one that
+    is not even shaped as a log (the schema is checked afterwards, on the log rebuilt). Read
+    those with :func:`unpacked_json` and verify them apart, which says what is wrong."""
     try:
-        _, reduced = _opened(blob)
-        if reduced is None or reduced.get("format") != FORMAT:
-            return None
-        hashes, sizes = _left_out(reduced)
-        _restore_answers(reduced)
-        typed = MatchLog.from_json(reduced)
-    except (KeyError, TypeError, ValueError):  # PackingError among them
+        found = _verified(blob)
+    except (IndexError, KeyError, TypeError, ValueError):  # PackingError among them
+        return None  # a blob or a log out of shape: the schema or the reading says how
+    return found
+
+
+def _verified(blob: bytes) -> Verified | None:
+    _, reduced = _opened(blob)
+    if reduced is None or reduced.get("format") != FORMAT:
         return None
+    hashes, sizes = _left_out(reduced)
     if not sizes <= hashes:  # a size left out beside a hash kept: that hash was not rebuilt
         return None
+    _restore_answers(reduced)
+    typed = MatchLog.from_json(reduced)
     result = verify(typed, left_out=hashes)
     if not result.ok or result.rebuilt.keys() != hashes:
         return None
@@ -341,7 +347,7 @@ def _rebuilt(data: Mapping[str, Any], typed: MatchLog | None = None) -> Rebuilt:
                 len(body),
             )
         return rebuilt
-    except ValueError:  # LogReadError, IllegalMoveError, DealError
+    except (IndexError, ValueError):  # LogReadError, IllegalMoveError, DealError; a seat not listed
         return {}
 
 

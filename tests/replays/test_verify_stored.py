@@ -165,6 +165,26 @@ def test_a_stored_form_changed_under_its_seal_fails(what: str, tmp_path: Path) -
     assert "referee    ok" not in outcome.output
 
 
+def _three_seats(frame: dict[str, Any]) -> dict[str, Any]:
+    return {**frame, "seats": frame["seats"][:3]}
+
+
+def _not_a_number(frame: dict[str, Any]) -> dict[str, Any]:
+    return {**frame, "extra": {"x": float("nan")}}
+
+
+@pytest.mark.parametrize("change", [_three_seats, _not_a_number])
+def test_a_stored_log_out_of_shape_is_reported_not_a_crash(change: Any, tmp_path: Path) -> None:
+    frame = change(_frame(pack(BOTH_PROTOCOLS)))
+    compressor = zstandard.ZstdCompressor(dict_data=packing.dictionary(packing.DICTIONARY_ID))
+    blob = packing.MAGIC + packing.REDUCED + compressor.compress(json.dumps(frame).encode())
+    assert packing.verified(blob) is None
+    (tmp_path / "log.json.z").write_bytes(blob)
+    outcome = run(tmp_path / "log.json.z")
+    assert outcome.exception is None or isinstance(outcome.exception, SystemExit)
+    assert outcome.exit_code == 1, outcome.output
+
+
 def test_a_changed_byte_of_a_stored_log_fails(tmp_path: Path) -> None:
     """Unless it does not change the log (a byte of the frame that zstd does not read)."""
     blob = pack(BOTH_PROTOCOLS)
