@@ -233,8 +233,8 @@ def _opened(blob: bytes) -> tuple[bytes, dict[str, Any] | None]:
 
 def _restored(reduced: dict[str, Any]) -> dict[str, Any]:
     """``reduced`` with every field it left out put back (:func:`_reduced`)."""
-    _restore_answers(reduced)
     try:
+        _restore_answers(reduced)
         typed = MatchLog.from_json(upgrade(reduced))
     except (KeyError, TypeError, ValueError) as error:
         raise PackingError(f"the stored log cannot be read: {error}") from None

@@ -173,7 +173,12 @@ def _not_a_number(frame: dict[str, Any]) -> dict[str, Any]:
     return {**frame, "extra": {"x": float("nan")}}
 
 
-@pytest.mark.parametrize("change", [_three_seats, _not_a_number])
+def _seat_not_a_number(frame: dict[str, Any]) -> dict[str, Any]:
+    _first(frame, lambda d: "answer" not in d)["seat"] = [0]  # an answer to put back
+    return frame
+
+
+@pytest.mark.parametrize("change", [_three_seats, _not_a_number, _seat_not_a_number])
 def test_a_stored_log_out_of_shape_is_reported_not_a_crash(change: Any, tmp_path: Path) -> None:
     frame = change(_frame(pack(BOTH_PROTOCOLS)))
     compressor = zstandard.ZstdCompressor(dict_data=packing.dictionary(packing.DICTIONARY_ID))
