@@ -16,17 +16,30 @@ load changes less than the wall clock).
     python benchmarks/replays.py --matches 20 --rounds 1
     python benchmarks/replays.py --matches 100 --seed 7 --train-dictionary replays/dictionaries
     python benchmarks/replays.py --matches 100 --write logs/   # then: python -m replays verify
+    python benchmarks/replays.py --matches 400 --rounds 3 --against 5eb77e3   # the command
+
+With ``--against REV``, the report is instead ``python -m replays verify --digest-only --jobs N``
+on the ``--matches`` logs in their stored form (files, as a season's are kept), in this tree and
+in ``git archive`` of REV side by side (both with this tree's compiled referee while their
+referee sources are the same): each round runs every tree's command once for each ``--jobs``,
+the order of the trees alternating by round. It gives the command's hands per second by the
+wall clock (what a person waits for; the machine's load counts) and by its CPU time (user and
+system of the command's processes), the best of ``--rounds``, and this tree ÷ REV.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +143,9 @@ def _each(function: Callable[[Any], object], items: Sequence[Any]) -> Callable[[
     return run
 
 
-def best_rates(hands: int, rounds: int, work: dict[str, Callable[[], object]]) -> dict[str, float]:
+def best_rates(
+    hands: int, rounds: int, work: Mapping[str, Callable[[], object]]
+) -> dict[str, float]:
     """Hands per second of the fastest of ``rounds`` runs of each of ``work``, in CPU time; each
     round runs every one in turn, so that a change in the machine's load falls on them all."""
     best = dict.fromkeys(work, float("inf"))
@@ -226,15 +241,82 @@ def train_dictionary(path: Path, matches: int, seed: int) -> None:
     print(f"dictionary {dict_id} ({len(data):,} bytes) written to {target}")
 
 
-def write(path: Path, matches: int, seed: int) -> None:
+def write(path: Path, matches: int, seed: int) -> int:
     """Seal ``matches`` random logs (a throwaway key: verify them with --digest-only) and write
-    each in its stored form in ``path``."""
+    each in its stored form in ``path``; their hands."""
     key = generate_key()
     path.mkdir(parents=True, exist_ok=True)
     logs = play(matches, seed)
     for n, log in enumerate(logs):
         (path / f"match-{n}.json.z").write_bytes(pack(seal(log.to_json(), key, key_id="bench")))
-    print(f"{len(logs)} logs, {sum(len(log.hands) for log in logs)} hands, written to {path}")
+    hands = sum(len(log.hands) for log in logs)
+    print(f"{len(logs)} logs, {hands} hands, written to {path}", file=sys.stderr)
+    return hands
+
+
+def command_report(
+    matches: int, rounds: int, seed: int, against: str, jobs: list[int]
+) -> list[str]:
+    """``python -m replays verify`` on stored files, this tree against ``against`` (module
+    docstring)."""
+    from benchmarks.decision_cost import share_compiled_referee
+    from benchmarks.layers import archive
+
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="gz-verify-") as directory:
+        workdir = Path(directory)
+        hands = write(workdir / "logs", matches, seed)
+        files = sorted(str(path) for path in (workdir / "logs").iterdir())
+        earlier = workdir / "earlier"
+        archive(against, earlier)
+        share_compiled_referee(earlier)
+        trees = {"this tree": root, f"at {against}": earlier}
+        load = [os.getloadavg()[0]]
+        best: dict[tuple[str, int], tuple[float, float]] = {}
+        for r in range(rounds):
+            for name in list(trees) if r % 2 == 0 else list(reversed(trees)):
+                for n in jobs:
+                    wall, cpu = _timed_command(trees[name], files, n)
+                    old_wall, old_cpu = best.get((name, n), (float("inf"), float("inf")))
+                    best[name, n] = min(wall, old_wall), min(cpu, old_cpu)
+            load.append(os.getloadavg()[0])
+    this, before = trees
+    lines = [
+        f"python -m replays verify --digest-only on {matches} stored logs ({hands} hands), best "
+        f"of {rounds}; {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start, "
+        f"{max(load):.1f} at most, {load[-1]:.1f} at the end",
+        "",
+        f"  {'--jobs':<8}{'this ÷ before (wall)':>22}{'this, hands/s wall':>20}"
+        f"{'before, hands/s wall':>22}{'this, hands/s CPU':>19}{'before, hands/s CPU':>21}",
+    ]
+    for n in jobs:
+        (wall, cpu), (old_wall, old_cpu) = best[this, n], best[before, n]
+        lines.append(
+            f"  {n:<8}{old_wall / wall:>21.2f}x{hands / wall:>20,.0f}{hands / old_wall:>22,.0f}"
+            f"{hands / cpu:>19,.0f}{hands / old_cpu:>21,.0f}"
+        )
+    return lines
+
+
+def _timed_command(tree: Path, files: list[str], jobs: int) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user and system, all its processes) of the command in
+    ``tree`` on ``files``; it must verify them all."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "replays", "verify", "--digest-only", "--jobs", str(jobs), *files],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode or done.stdout.count("referee    ok") != len(files):
+        sys.exit(f"python -m replays verify failed in {tree}:\n{done.stdout[-2000:]}{done.stderr}")
+    cpu = after.ru_utime - used.ru_utime + after.ru_stime - used.ru_stime
+    return wall, cpu
 
 
 def main() -> None:
@@ -255,7 +337,20 @@ def main() -> None:
         metavar="DIR",
         help="instead: write the --matches sealed logs (packed) in DIR (for replays verify)",
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="instead: python -m replays verify on the --matches logs, stored, in this tree and "
+        "in the git revision REV side by side",
+    )
+    parser.add_argument(
+        "--jobs", default="1,2", help="with --against: the command's --jobs values, comma-separated"
+    )
     args = parser.parse_args()
+    if args.against is not None:
+        jobs = [int(n) for n in args.jobs.split(",")]
+        print("\n".join(command_report(args.matches, args.rounds, args.seed, args.against, jobs)))
+        return
     if args.write is not None:
         write(args.write, args.matches, args.seed)
         return

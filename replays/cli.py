@@ -14,6 +14,7 @@ key: anyone can write a log and its SHA-256), unless told ``--digest-only``.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import zlib
@@ -23,19 +24,25 @@ from dataclasses import dataclass
 from typing import IO, Any, NoReturn
 
 import click
-import requests
 
 from replays.continuation import ContinuationError, check_continuation
 from replays.deals import DealScheme, SecretError, parse_secret
 from replays.export import seat_view
-from replays.integrity import IntegrityError, check, digest, key_id_of, public_key_from_pem, unpack
+from replays.integrity import (
+    IntegrityError,
+    check,
+    digest,
+    key_id_of,
+    public_key_from_pem,
+    unpack,
+)
 from replays.log import MatchLog
-from replays.reask import ReaskError, reask
+from replays.packing import Verified, verified
 from replays.render import count, render_match
 from replays.rulings import RulingError, check_amended
 from replays.schema import InvalidLogError, validate
 from replays.upgrade import LogReadError, read_log, upgrade
-from replays.verify import check_deals
+from replays.verify import Verification, check_deals
 from replays.verify import verify as verify_log
 
 _LOG_FILE = click.argument("file", type=click.File("rb"))
@@ -47,7 +54,7 @@ def main() -> None:
 
 
 def load_data(blob: bytes) -> dict[str, Any]:
-    """A log's JSON object from its plain JSON or its stored (zlib-packed) bytes."""
+    """A log's JSON object from its plain JSON or its stored (packed) bytes."""
     try:
         data = json.loads(blob) if blob.lstrip()[:1] == b"{" else unpack(blob)
     except (ValueError, zlib.error) as error:
@@ -167,18 +174,21 @@ class LogCheck:
     original: bytes | None
 
     def __call__(self, blob: bytes) -> None:
-        data = load_data(blob)
-        authentic = _integrity(data, self.pem)
+        # A stored log that is well is read and verified in one walk; any other, and any
+        # that is not well, is read and verified step by step, which says what is wrong.
+        found = verified(blob) if blob.lstrip()[:1] != b"{" else None
+        data = load_data(blob) if found is None else found.data
+        authentic = _integrity(data, self.pem, None if found is None else found.unsealed)
         try:
             current = upgrade(data)
             validate(current)
-            log = read_log(current)
+            log = read_log(current) if found is None else found.log
         except (LogReadError, InvalidLogError) as error:
             _fail("format", str(error))
         upgraded = "" if current["format"] == data.get("format") else f", from {data.get('format')}"
         _ok("format", f"{current['format']}{upgraded}; the schema is satisfied")
         _deals(log, self.secret)
-        result = verify_log(log, secret=self.secret)
+        result = _verification(log, self.secret, found)
         if result.discrepancy is not None:
             _fail("referee", str(result.discrepancy))
         _ok(
@@ -209,8 +219,16 @@ class LogCheck:
         return out.getvalue(), status
 
 
+def _verification(log: MatchLog, secret: bytes | None, found: Verified | None) -> Verification:
+    """The referee's verification of ``log``: the one made while reading its stored form, if
+    it was (its deals are checked apart, by :func:`_deals`)."""
+    return verify_log(log, secret=secret) if found is None else found.verification
+
+
 def _fetch_key(url: str) -> bytes:
     """The arena's public key, from its API."""
+    import requests  # noqa: PLC0415 - imported only here: it takes long to import
+
     address = url.rstrip("/") + KEY_PATH
     try:
         response = requests.get(address, timeout=10)
@@ -264,9 +282,10 @@ def _continues(log: MatchLog, original: dict[str, Any] | None) -> None:
     )
 
 
-def _integrity(data: dict[str, Any], pem: bytes | None) -> bool:
+def _integrity(data: dict[str, Any], pem: bytes | None, unsealed: bytes | None) -> bool:
     """Check the seal: with the arena's key (``pem``), its signature; without, the SHA-256
-    only. True when the signature was checked."""
+    only. True when the signature was checked. ``unsealed`` is the log's canonical JSON without
+    its seal, when reading its stored form made it (it is not made again)."""
     block = data.get("integrity")
     if not isinstance(block, dict):
         if pem is not None:
@@ -275,7 +294,7 @@ def _integrity(data: dict[str, Any], pem: bytes | None) -> bool:
         return False
     if pem is None:
         try:
-            found = digest(data)
+            found = digest(data) if unsealed is None else hashlib.sha256(unsealed).hexdigest()
         except IntegrityError as error:
             _fail("integrity", str(error))
         if found != block.get("sha256"):
@@ -287,7 +306,7 @@ def _integrity(data: dict[str, Any], pem: bytes | None) -> bool:
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--public-key/--url") from None
     try:
-        check(data, {key_id_of(key): key})
+        check(data, {key_id_of(key): key}, unsealed=unsealed)
     except IntegrityError as error:
         _fail("integrity", str(error))
     _ok("integrity", f"SHA-256 {block['sha256']}, signed by key {block['key_id']}")
@@ -354,6 +373,8 @@ def reask_command(
     the log."""
     if not secret and not insecure:
         raise click.UsageError("give --secret (or GONGZHU_BOT_SECRET), or --insecure")
+    from replays.reask import ReaskError, reask  # noqa: PLC0415 - as requests in _fetch_key
+
     log = _read(file)
     try:
         result = reask(log, hand, decision, url, None if insecure else secret, timeout_s=timeout)

@@ -72,12 +72,18 @@ def seal(log: Mapping[str, Any], key: Ed25519PrivateKey, *, key_id: str) -> dict
     }
 
 
-def check(sealed: Mapping[str, Any], public_keys: Mapping[str, Ed25519PublicKey]) -> None:
-    """Raise :class:`IntegrityError` unless the log is exactly what the arena sealed."""
+def check(
+    sealed: Mapping[str, Any],
+    public_keys: Mapping[str, Ed25519PublicKey],
+    *,
+    unsealed: bytes | None = None,
+) -> None:
+    """Raise :class:`IntegrityError` unless the log is exactly what the arena sealed.
+    ``unsealed`` is its canonical JSON without the ``integrity`` block, if the caller has it."""
     block = sealed.get("integrity")
     if not isinstance(block, Mapping):
         raise IntegrityError("the log has no integrity block: it was never sealed")
-    body = canonical(_unsealed(sealed))
+    body = canonical(_unsealed(sealed)) if unsealed is None else unsealed
     if hashlib.sha256(body).hexdigest() != block.get("sha256"):
         raise IntegrityError("the log was changed after it was sealed (SHA-256 mismatch)")
     if block.get("algorithm") != ALGORITHM:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
+from enum import Enum, StrEnum
+from typing import Any, Generic, TypeVar
 
 from bot_sdk.protocol import PROTOCOL, ProtocolVersion, Status
 from referee import (
@@ -26,6 +26,21 @@ from referee import (
 from replays.deals import DealSource
 
 FORMAT = "gongzhu-replay/6"
+
+_Member = TypeVar("_Member", bound=Enum)
+
+
+class _Members(Generic[_Member]):
+    """``kind(value)`` for an enum ``kind``, its members looked up by value first: calling an
+    enum is slow, and a log reads one for each of its thousands of decisions."""
+
+    def __init__(self, kind: type[_Member]) -> None:
+        self._kind = kind
+        self._members: dict[str, _Member] = {m.value: m for m in kind}
+
+    def __call__(self, value: Any) -> _Member:
+        found = self._members.get(value) if isinstance(value, str) else None
+        return self._kind(value) if found is None else found
 
 
 class Deadline(StrEnum):
@@ -43,6 +58,12 @@ class Connection(StrEnum):
     NEW = "new"
     REUSED = "reused"
     """Kept alive from an earlier request of the match."""
+
+
+_connection = _Members(Connection)
+_deadline = _Members(Deadline)
+_kind = _Members(DecisionKind)
+_status = _Members(Status)
 
 
 @dataclass(frozen=True)
@@ -71,7 +92,7 @@ class Timing:
         return {
             "sent_us": self.sent_us,
             "received_us": self.received_us,
-            "connection": None if self.connection is None else self.connection.value,
+            "connection": None if self.connection is None else self.connection._value_,
             "connect_us": self.connect_us,
             "tls_us": self.tls_us,
             "bytes_sent": self.bytes_sent,
@@ -87,7 +108,7 @@ class Timing:
         return cls(
             sent_us=data.get("sent_us"),
             received_us=data.get("received_us"),
-            connection=None if connection is None else Connection(connection),
+            connection=None if connection is None else _connection(connection),
             connect_us=data.get("connect_us"),
             tls_us=data.get("tls_us"),
             bytes_sent=data.get("bytes_sent"),
@@ -129,9 +150,9 @@ class DecisionRecord:
         del move["seat"]
         return {
             "seat": self.seat,
-            "kind": self.kind.value,
+            "kind": self.kind._value_,
             "applied": move,
-            "status": self.status.value,
+            "status": self.status._value_,
             "decision_id": self.decision_id,
             "latency_ms": self.latency_ms,
             "answer": self.answer,
@@ -140,7 +161,7 @@ class DecisionRecord:
             "time_bank_ms": self.time_bank_ms,
             "request_sha256": self.request_sha256,
             "note": self.note,
-            "deadline": None if self.deadline is None else self.deadline.value,
+            "deadline": None if self.deadline is None else self.deadline._value_,
             "timing": None if self.timing is None else self.timing.to_json(),
         }
 
@@ -149,9 +170,9 @@ class DecisionRecord:
         seat = int(data["seat"])
         return cls(
             seat=seat,
-            kind=DecisionKind(data["kind"]),
+            kind=_kind(data["kind"]),
             applied=Move.from_json({"seat": seat, **data["applied"]}),
-            status=Status(data["status"]),
+            status=_status(data["status"]),
             decision_id=str(data.get("decision_id", "")),
             latency_ms=data.get("latency_ms"),
             answer=data.get("answer"),
@@ -160,7 +181,7 @@ class DecisionRecord:
             time_bank_ms=data.get("time_bank_ms"),
             request_sha256=data.get("request_sha256"),
             note=data.get("note"),
-            deadline=None if data.get("deadline") is None else Deadline(data["deadline"]),
+            deadline=None if data.get("deadline") is None else _deadline(data["deadline"]),
             timing=Timing.from_json(data.get("timing")),
         )
 
@@ -196,8 +217,8 @@ class HandRecord:
             deal=(a, b, c, d),
             dealer=data.get("dealer"),
             first_leader=int(data["first_leader"]),
-            decisions=tuple(DecisionRecord.from_json(x) for x in data["decisions"]),
-            tricks=tuple(Trick.from_json(t) for t in data["tricks"]),
+            decisions=tuple([DecisionRecord.from_json(x) for x in data["decisions"]]),
+            tricks=tuple([Trick.from_json(t) for t in data["tricks"]]),
             result=HandResult.from_json(data["result"]),
         )
 

@@ -28,15 +28,16 @@ import json
 import threading
 import zlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from bot_sdk.protocol import Status, answer_of, body_sha256, decision_id, encode
 from referee import Move
-from replays.log import MatchLog
+from replays.log import FORMAT, MatchLog
 from replays.upgrade import read_log, upgrade
-from replays.verify import replay, request_body
+from replays.verify import Verification, replay, request_body, verify
 
 if TYPE_CHECKING:
     import zstandard
@@ -181,17 +182,42 @@ TIMING_FIELDS = {"bytes_sent", "bytes_received"}
 def _answer(decision: Mapping[str, Any]) -> str | None:
     """The answer a bot sends for the decision's applied move, in the protocol's canonical
     form, for an answer taken as it was (status ``ok``); None otherwise."""
-    if decision.get("status") != Status.OK.value:
+    if decision.get("status") != _OK:
         return None
-    move = Move.from_json({"seat": decision["seat"], **decision["applied"]})
-    return encode(answer_of(move)).decode()
+    seat, applied = decision["seat"], decision["applied"]
+    key = seat, repr(applied)  # repr: the same values of the same types (1 is not True)
+    found = _ANSWERS.get(key)
+    if found is None:
+        found = encode(answer_of(Move.from_json({"seat": seat, **applied}))).decode()
+        if len(_ANSWERS) >= _ANSWERS_KEPT:
+            _ANSWERS.clear()
+        _ANSWERS[key] = found
+    return found
+
+
+_OK: str = Status.OK.value
+_ANSWERS: dict[tuple[object, str], str] = {}
+"""Each applied move's answer, made once (a match plays each card of the deck many times)."""
+_ANSWERS_KEPT = 1 << 14
 
 
 def unpacked_json(blob: bytes) -> bytes:
     """A stored log's canonical JSON, exactly as it was sealed, from either form."""
+    raw, reduced = _opened(blob)
+    if reduced is None:
+        return raw
+    restored = _restored(reduced)
+    unsealed = encode({k: v for k, v in restored.items() if k != "integrity"})
+    if hashlib.sha256(unsealed).hexdigest() != restored.get("integrity", {}).get("sha256"):
+        raise PackingError("the stored log does not rebuild to the log that was sealed")
+    return encode(restored)
+
+
+def _opened(blob: bytes) -> tuple[bytes, dict[str, Any] | None]:
+    """The bytes ``blob`` holds, and for the reduced form their JSON object (else None)."""
     if not blob.startswith(MAGIC):
         try:
-            return zlib.decompress(blob)
+            return zlib.decompress(blob), None
         except zlib.error as error:
             raise PackingError(f"not a stored log: {error}") from None
     flag, frame = blob[len(MAGIC) : len(MAGIC) + 1], blob[len(MAGIC) + 1 :]
@@ -202,27 +228,13 @@ def unpacked_json(blob: bytes) -> bytes:
             raw: bytes = _decompressor(dict_id).decompress(frame)
     except zstd.ZstdError as error:
         raise PackingError(f"not a stored log: {error}") from None
-    if flag == WHOLE:
-        return raw
-    restored = _restored(_json_object(raw))
-    unsealed = encode({k: v for k, v in restored.items() if k != "integrity"})
-    if hashlib.sha256(unsealed).hexdigest() != restored.get("integrity", {}).get("sha256"):
-        raise PackingError("the stored log does not rebuild to the log that was sealed")
-    return encode(restored)
+    return raw, None if flag == WHOLE else _json_object(raw)
 
 
 def _restored(reduced: dict[str, Any]) -> dict[str, Any]:
     """``reduced`` with every field it left out put back (:func:`_reduced`)."""
-    match_id = str(reduced.get("match_id"))
-    for hand in reduced.get("hands", ()):
-        for index, decision in enumerate(hand.get("decisions", ())):
-            decision["decision_id"] = decision_id(match_id, hand["hand_number"], index)
-            timing = decision.get("timing")
-            if "answer" not in decision:
-                decision["answer"] = _answer(decision)
-                if timing is not None and "bytes_received" not in timing:
-                    timing["bytes_received"] = len(str(decision["answer"]).encode())
     try:
+        _restore_answers(reduced)
         typed = MatchLog.from_json(upgrade(reduced))
     except (KeyError, TypeError, ValueError) as error:
         raise PackingError(f"the stored log cannot be read: {error}") from None
@@ -232,6 +244,92 @@ def _restored(reduced: dict[str, Any]) -> dict[str, Any]:
         if decision.get("timing") is not None:
             decision["timing"].setdefault("bytes_sent", body_bytes)
     return reduced
+
+
+def _restore_answers(reduced: dict[str, Any]) -> None:
+    """Put back in ``reduced`` what it left out that needs no referee: every decision's id, and
+    the answers (and their sizes) taken as they were."""
+    match_id = str(reduced.get("match_id"))
+    for hand in reduced.get("hands", ()):
+        for index, decision in enumerate(hand.get("decisions", ())):
+            decision["decision_id"] = decision_id(match_id, hand["hand_number"], index)
+            timing = decision.get("timing")
+            if "answer" not in decision:
+                decision["answer"] = _answer(decision)
+                if timing is not None and "bytes_received" not in timing:
+                    timing["bytes_received"] = len(str(decision["answer"]).encode())
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A stored log read back and verified by the referee in one walk (:func:`verified`)."""
+
+    data: dict[str, Any]
+    """The sealed log's JSON object, exactly as it was sealed."""
+    unsealed: bytes
+    """Its canonical JSON without the ``integrity`` block, whose SHA-256 is the seal's."""
+    log: MatchLog
+    """The log as :func:`replays.upgrade.read_log` reads ``data``, less what the stored form
+    left out of its decisions and the walk rebuilt: request hashes and request sizes (None)."""
+    verification: Verification
+    """:func:`replays.verify.verify` of the log (its deals not checked: :func:`check_deals`)."""
+
+
+def verified(blob: bytes) -> Verified | None:
+    """A reduced blob of the current format, read back and verified in one walk: each request
+    the stored form left out is rebuilt once, both to put its hash back for the seal and to
+    check the decision. The log is written back from what was read and verified, with those
+    hashes, and its SHA-256 must be the seal's: so the log sealed is the log verified, and it
+    reads back to exactly its JSON (as :func:`replays.upgrade.read_log` checks).
+
+    None whenever this cannot say that all is well: another form, an older format, a log
+    the referee finds a discrepancy in, one that does not rebuild to the sealed log, one that
+    is not even shaped as a log (the schema is checked afterwards, on the log rebuilt). Read
+    those with :func:`unpacked_json` and verify them apart, which says what is wrong."""
+    try:
+        found = _verified(blob)
+    except (IndexError, KeyError, TypeError, ValueError):  # PackingError among them
+        return None  # a blob or a log out of shape: the schema or the reading says how
+    return found
+
+
+def _verified(blob: bytes) -> Verified | None:
+    _, reduced = _opened(blob)
+    if reduced is None or reduced.get("format") != FORMAT:
+        return None
+    hashes, sizes = _left_out(reduced)
+    if not sizes <= hashes:  # a size left out beside a hash kept: that hash was not rebuilt
+        return None
+    _restore_answers(reduced)
+    typed = MatchLog.from_json(reduced)
+    result = verify(typed, left_out=hashes)
+    if not result.ok or result.rebuilt.keys() != hashes:
+        return None
+    written = typed.to_json()
+    for (h, d), (sha, size) in result.rebuilt.items():
+        decision = written["hands"][h]["decisions"][d]
+        decision["request_sha256"] = sha
+        if (h, d) in sizes:
+            decision["timing"]["bytes_sent"] = size
+    unsealed = encode(written)
+    seal = reduced.get("integrity")
+    if not isinstance(seal, dict) or hashlib.sha256(unsealed).hexdigest() != seal.get("sha256"):
+        return None
+    return Verified({**written, "integrity": seal}, unsealed, typed, result)
+
+
+def _left_out(reduced: Mapping[str, Any]) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """The decisions, by (hand index, decision index), whose request hash and whose request
+    size (``timing.bytes_sent``) ``reduced`` left out."""
+    hashes, sizes = set(), set()
+    for h, hand in enumerate(reduced.get("hands", ())):
+        for d, decision in enumerate(hand.get("decisions", ())):
+            if "request_sha256" not in decision:
+                hashes.add((h, d))
+            timing = decision.get("timing")
+            if isinstance(timing, dict) and "bytes_sent" not in timing:
+                sizes.add((h, d))
+    return hashes, sizes
 
 
 def _rebuilt(data: Mapping[str, Any], typed: MatchLog | None = None) -> Rebuilt:
@@ -249,7 +347,7 @@ def _rebuilt(data: Mapping[str, Any], typed: MatchLog | None = None) -> Rebuilt:
                 len(body),
             )
         return rebuilt
-    except ValueError:  # LogReadError, IllegalMoveError, DealError
+    except (IndexError, ValueError):  # LogReadError, IllegalMoveError, DealError; a seat not listed
         return {}
 
 

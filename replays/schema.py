@@ -18,13 +18,15 @@ import json
 from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
 
 from replays.log import FORMAT
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 SCHEMAS: Mapping[str, str] = {
     "gongzhu-replay/1": "replay-1.json",
@@ -56,6 +58,10 @@ def load(log_format: str = FORMAT) -> dict[str, Any]:
 def _validator(log_format: str) -> Draft202012Validator:
     """A validator of the schema with every ``$ref`` replaced by its target: jsonschema resolves
     references on each use, and a log has thousands of them (the schema has no recursion)."""
+    # jsonschema is imported only to say why a log is invalid: it takes longer to import than
+    # python -m replays verify takes to check a log
+    from jsonschema import Draft202012Validator  # noqa: PLC0415
+
     schema = load(log_format)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(_inline(schema, schema["$defs"]))
@@ -83,6 +89,8 @@ def validate(data: Any) -> None:
         raise InvalidLogError(f"unknown log format {log_format!r}; known: {_known()}")
     if _accepts(log_format).is_valid(data):
         return
+    from jsonschema.exceptions import best_match  # noqa: PLC0415 - as in _validator
+
     error = best_match(_validator(log_format).iter_errors(data))
     if error is not None:
         raise InvalidLogError(_describe(error))

@@ -15,8 +15,8 @@ is a discrepancy.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from bot_sdk.protocol import (
     AnswerError,
@@ -78,6 +78,9 @@ class Verification:
     deals_checked: bool = False
     """Whether every deal was checked against its source (False while a committed secret is not
     revealed, and for format 1 logs)."""
+    rebuilt: Mapping[tuple[int, int], tuple[str, int]] = field(default_factory=dict)
+    """For each decision of ``left_out`` that was reached, by (hand index, decision index): its
+    rebuilt request's SHA-256 and size in bytes."""
 
 
 def request_body(log: MatchLog, record: DecisionRecord, obs: Observation) -> bytes:
@@ -105,22 +108,42 @@ def replay(log: MatchLog) -> Iterator[tuple[HandRecord, int, DecisionRecord, Obs
 
 
 def verify(
-    log: MatchLog, *, check_requests: bool = True, secret: bytes | None = None
+    log: MatchLog,
+    *,
+    check_requests: bool = True,
+    secret: bytes | None = None,
+    left_out: Collection[tuple[int, int]] = (),
 ) -> Verification:
     """Re-run the referee over ``log``; ``ok`` only if everything in it is what the rules give.
-    ``secret`` is the tournament's revealed deal secret, for a log that does not carry it."""
+    ``secret`` is the tournament's revealed deal secret, for a log that does not carry it.
+
+    ``left_out`` names decisions, by (hand index, decision index), whose recorded request hash
+    a stored form left out (:mod:`replays.packing`): their requests are rebuilt all the same,
+    counted among those checked, and their hashes and sizes returned (``rebuilt``), to be put
+    back in the log, whose seal then shows whether they were the recorded ones."""
     deals = check_deals(log, secret)
     if deals.discrepancy is not None:
         return Verification(False, len(log.hands), 0, 0, deals.discrepancy)
-    verifier = _Verifier(log, check_requests)
+    verifier = _Verifier(log, check_requests, left_out)
     try:
         verifier.run()
     except _DiscrepancyError as found:
         return Verification(
-            False, len(log.hands), verifier.decisions, verifier.requests, found.discrepancy
+            False,
+            len(log.hands),
+            verifier.decisions,
+            verifier.requests,
+            found.discrepancy,
+            rebuilt=verifier.rebuilt,
         )
     return Verification(
-        True, len(log.hands), verifier.decisions, verifier.requests, None, deals.checked
+        True,
+        len(log.hands),
+        verifier.decisions,
+        verifier.requests,
+        None,
+        deals.checked,
+        verifier.rebuilt,
     )
 
 
@@ -159,9 +182,13 @@ class _DiscrepancyError(Exception):
 
 
 class _Verifier:
-    def __init__(self, log: MatchLog, check_requests: bool) -> None:
+    def __init__(
+        self, log: MatchLog, check_requests: bool, left_out: Collection[tuple[int, int]]
+    ) -> None:
         self.log = log
         self.check_requests = check_requests
+        self.left_out = left_out
+        self.rebuilt: dict[tuple[int, int], tuple[str, int]] = {}
         self.decisions = 0
         self.requests = 0
         self.book = FaultBook.fresh(log.time_control)
@@ -226,6 +253,10 @@ class _Verifier:
             digest = body_sha256(request_body(self.log, record, obs))
             if digest != record.request_sha256:
                 raise mismatch("the request rebuilt from the log does not match its SHA-256")
+            self.requests += 1
+        elif (hand - 1, index) in self.left_out:
+            body = request_body(self.log, record, obs)
+            self.rebuilt[hand - 1, index] = body_sha256(body), len(body)
             self.requests += 1
         expected_id = decision_id(self.log.match_id, hand, index)
         if record.decision_id and record.decision_id != expected_id:
