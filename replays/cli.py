@@ -18,10 +18,12 @@ import hashlib
 import io
 import json
 import zlib
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import nullcontext, redirect_stdout
 from dataclasses import dataclass
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, TypeVar
 
 import click
 
@@ -88,7 +90,7 @@ KEY_PATH = "/api/replays/public-key"
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.File("rb"))
+@click.argument("files", nargs=-1, required=True, type=click.File("rb", lazy=True))
 @click.option(
     "--public-key",
     type=click.File("rb"),
@@ -150,13 +152,46 @@ def verify(
         return
     worst = 0
     with ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else nullcontext() as pool:
-        blobs = (file.read() for file in files)
-        reports = pool.map(check.reported, blobs) if pool else map(check.reported, blobs)
+        blobs = (_contents(file) for file in files)
+        reports = (
+            bounded_map(pool, check.reported, blobs, AHEAD * jobs)
+            if pool
+            else map(check.reported, blobs)
+        )
         for file, (text, status) in zip(files, reports, strict=True):
             click.echo(f"== {file.name}\n{text}", nl=False)
             worst = max(worst, status, key=_SEVERITY.index)
     if worst:
         raise click.exceptions.Exit(worst)
+
+
+AHEAD = 4
+"""With ``--jobs N``, how many logs a process may have waiting for it: the files are read as
+the checks go (a season's logs need not fit in memory), and opened only then."""
+
+
+def _contents(file: IO[bytes]) -> bytes:
+    """The whole file, closed after (a lazily opened one: each opens when it is read)."""
+    with file:
+        return file.read()
+
+
+_In = TypeVar("_In")
+_Out = TypeVar("_Out")
+
+
+def bounded_map(
+    pool: Executor, function: Callable[[_In], _Out], items: Iterable[_In], ahead: int
+) -> Iterator[_Out]:
+    """``pool.map(function, items)``, in order, with at most ``ahead`` items taken from
+    ``items`` and not yet answered (``Executor.map`` takes them all at once)."""
+    pending: deque[Future[_Out]] = deque()
+    for item in items:
+        pending.append(pool.submit(function, item))
+        if len(pending) >= ahead:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
 
 
 _SEVERITY = (0, NOT_AUTHENTICATED, 1)

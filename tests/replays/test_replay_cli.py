@@ -7,6 +7,8 @@ import dataclasses
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee import Observation, Pass
-from replays.cli import KEY_PATH, NOT_AUTHENTICATED, main
+from replays.cli import KEY_PATH, NOT_AUTHENTICATED, bounded_map, main
 from replays.integrity import digest, generate_key, pack, public_key_pem
 from replays.log import FORMAT, MatchLog
 from tests.bot_sdk.bot_sdk_support import running
@@ -103,6 +105,42 @@ def test_verify_several_logs_reports_each_under_its_name(files: dict[str, Path],
     )
     assert [one.exit_code for one in alone] == [0, 0, 1]
     assert outcome.exit_code == 1  # the worst of theirs
+
+
+def test_verify_several_logs_takes_them_as_the_checks_go() -> None:
+    """``--jobs N`` hands the processes a few logs ahead, not the season at once."""
+    taken: list[int] = []
+
+    def items() -> Iterator[int]:
+        for n in range(100):
+            taken.append(n)
+            yield n
+
+    with ThreadPoolExecutor(2) as pool:
+        squares = bounded_map(pool, lambda n: n * n, items(), 8)
+        assert next(squares) == 0
+        assert len(taken) <= 8
+        assert list(squares) == [n * n for n in range(1, 100)]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_verify_several_logs_holds_few_files_open(
+    files: dict[str, Path], tmp_path: Path, jobs: str
+) -> None:
+    """Each file is opened when it is read and closed after: more logs than the process may
+    hold open at once are all checked."""
+    names = []
+    for n in range(80):
+        names.append(tmp_path / f"match-{n}.json.z")
+        names[-1].write_bytes(files["packed"].read_bytes())
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48)); "
+    script = limit + "import sys; from replays.cli import main; main(sys.argv[1:])"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "verify", "--digest-only", "--jobs", jobs, *map(str, names)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-1000:] + done.stderr[-2000:]
+    assert done.stdout.count("referee    ok") == len(names)
 
 
 def test_verify_several_logs_exits_with_the_worst_status(files: dict[str, Path]) -> None:
