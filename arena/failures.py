@@ -48,6 +48,6 @@ def failure_reason(queue: Queue, job_id: str) -> str:
     except NoSuchJobError:
         return "its job failed (rq no longer has the details)"
     result = job.latest_result()
-    text = (result.exc_string if result is not None else None) or job.exc_info or ""
+    text = (result.exc_string if result is not None else None) or ""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return (lines[-1] if lines else "its job failed with no error recorded")[:REASON_CHARS]
