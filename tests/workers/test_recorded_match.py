@@ -35,6 +35,7 @@ from referee import Game, Rules
 from replays.deals import DealSource
 from replays.log import MatchLog, SeatInfo, TimeControl
 from replays.verify import verify
+from tests.workers.workers_support import read_request
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "recorded_match.json"
 RULES = Rules.with_variants("pass_3", "qd_bonus", fixed_hands=2)
@@ -115,22 +116,11 @@ class ScriptedBot:
         self.asked = [0, 0, 0, 0]
 
     def __call__(self, conn: socket.socket) -> None:
-        buffered = b""
-        while True:
-            while b"\r\n\r\n" not in buffered:
-                more = conn.recv(65536)
-                if not more:
-                    return
-                buffered += more
-            head, buffered = buffered.split(b"\r\n\r\n", 1)
-            length = next(
-                int(line.split(b":")[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length")
-            )
-            while len(buffered) < length:
-                buffered += conn.recv(65536)
-            body, buffered = buffered[:length], buffered[length:]
+        while True:  # the arena sends a request only once the answer before it came
+            try:
+                body = read_request(conn)
+            except ConnectionError:  # the arena closed the connection
+                return
             answer, close = self._answer(json.loads(body))
             conn.sendall(answer)
             if close:
