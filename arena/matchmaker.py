@@ -45,6 +45,7 @@ MAX_CONCURRENT = 8
 """The most ladder tables an owner may let its bot play at once."""
 
 Table = tuple[str, str, str, str]
+_SQRT2 = math.sqrt(2)
 
 
 @dataclass(frozen=True)
@@ -76,14 +77,30 @@ def order_doubt(a: Member, b: Member) -> float:
     if spread == 0.0:
         return 0.0
     high, low = (a, b) if a.shown >= b.shown else (b, a)
-    return 0.5 * math.erfc((high.mu - low.mu) / (spread * math.sqrt(2)))
+    return 0.5 * math.erfc((high.mu - low.mu) / (spread * _SQRT2))
 
 
 def doubts(members: Sequence[Member]) -> dict[str, float]:
-    """Each member's doubt: the sum of its :func:`order_doubt` with every other member."""
-    return {
-        m.bot_id: sum(order_doubt(m, o) for o in members if o.bot_id != m.bot_id) for m in members
-    }
+    """Each member's doubt: the sum of its :func:`order_doubt` with every other member.
+
+    Each pair is worked out once (:func:`order_doubt` is the same both ways round unless the
+    two are shown level), and each member's terms are added in the members' order, so the sums
+    are exactly those of adding ``order_doubt(m, o)`` over ``members`` for each ``m``.
+    """
+    rows = [(m.mu, m.sigma, m.mu - 3 * m.sigma) for m in members]
+    totals = [0.0] * len(rows)
+    for i, (mu, sigma, shown) in enumerate(rows):
+        for j in range(i + 1, len(rows)):
+            other_mu, other_sigma, other_shown = rows[j]
+            scale = math.hypot(sigma, other_sigma) * _SQRT2
+            if scale == 0.0:
+                continue
+            apart = mu - other_mu if shown >= other_shown else other_mu - mu
+            totals[i] += 0.5 * math.erfc(apart / scale)
+            if shown == other_shown:  # each is the one shown higher when asked first
+                apart = -apart
+            totals[j] += 0.5 * math.erfc(apart / scale)
+    return {m.bot_id: total for m, total in zip(members, totals, strict=True)}
 
 
 def choose_tables(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:

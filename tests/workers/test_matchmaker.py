@@ -90,6 +90,24 @@ def test_order_doubt_is_the_chance_that_the_one_shown_higher_is_the_weaker() -> 
     assert doubts(field) == pytest.approx({"a": 0.5, "b": 0.5, "far": 0.0})
 
 
+def test_a_members_doubt_is_exactly_the_sum_of_its_order_doubts() -> None:
+    """Each pair is worked out once: the sums must be those of the definition, bit for bit,
+    also for two members shown level with different μ (each is then the one shown higher when
+    asked first) and for two of σ 0."""
+    rng = random.Random(7)
+    field = [
+        Member("level_a", 28.0, 2.0, 9),  # shown 22, as level_b
+        Member("level_b", 25.0, 1.0, 9),
+        Member("certain_a", 22.0, 0.0, 9),
+        Member("certain_b", 22.0, 0.0, 9),
+        *(Member(f"bot_{i}", rng.gauss(25, 5), rng.uniform(0.5, 8.33), 9) for i in range(40)),
+    ]
+    by_definition = {
+        m.bot_id: sum(order_doubt(m, o) for o in field if o.bot_id != m.bot_id) for m in field
+    }
+    assert doubts(field) == by_definition
+
+
 def test_an_uncertain_bot_meets_those_it_is_most_likely_shown_wrongly_against() -> None:
     field = [Member(f"bot_{i:02}", float(i), 1.0, 100, room=100) for i in range(40)]
     host = Member("host", 20.0, 8.0, 0, room=100)  # shown at -4, below every bot
