@@ -66,7 +66,12 @@ pairs' log variances weighted by their doubt), beside random tables; ``scales`` 
 each hand's points clipped, square-rooted or replaced by places (:data:`SCALES`), random
 tables with plain deals and the matchmaker with duplicate deals; ``floating`` rates as the
 arena does but moves house Normal like every participant (:func:`rate_openskill`), the matchmaker
-with duplicate deals.
+with duplicate deals; ``openskill_margin`` rates as the arena does but gives openskill each
+seat's points of the match with its ``margin`` at 20, 50, 100 and 200 points, the matchmaker
+with duplicate deals, beside the arena's; ``openskill_best`` runs margins 100 and 200 with the
+matchmaker and duplicate deals and with random tables and plain deals, beside the arena's two;
+``openskill_models`` rates with openskill's other models (:data:`OPENSKILL_MODELS`), the
+matchmaker with duplicate deals, beside the arena's.
 ``--noise`` measures each of :data:`SCALES`' noise and the share of it duplicate deals take
 away.
 """
@@ -354,6 +359,12 @@ EXPERIMENTS = {
     ],
     "openskill_margin": [ARMS[0]]
     + [Arm("matchmaker", duplicate=True, margin=margin) for margin in (20, 50, 100, 200)],
+    "openskill_best": [ARMS[0], ARMS[3]]
+    + [
+        Arm(tables, duplicate=tables == "matchmaker", margin=margin)
+        for margin in (100, 200)
+        for tables in ("matchmaker", "random")
+    ],
     "openskill_models": [ARMS[0]]
     + [Arm("matchmaker", duplicate=True, model=model) for model in list(OPENSKILL_MODELS)[1:]],
     "drawn": [ARMS[0], ARMS[3], Arm("drawn", duplicate=True)],
@@ -402,8 +413,9 @@ taken as noisier evidence, so σ shrinks more slowly; ratings by point margins
 (:func:`rate_margins`) with house Normal moved or held fixed, a duplicate table rated
 together (:func:`rate_margins_table`) or with the full covariance (:class:`Covariance`), and
 with it tables chosen by information (:class:`GainTables`) or hands measured otherwise
-(:data:`SCALES`); and the arena's ratings with house Normal moved like everyone
-(:func:`rate_openskill`)."""
+(:data:`SCALES`); the arena's ratings with house Normal moved like everyone
+(:func:`rate_openskill`); and openskill given each match's points with its ``margin``, or its
+other models (:data:`OPENSKILL_MODELS`)."""
 
 
 @contextmanager
@@ -784,7 +796,8 @@ def baseline_of(arm: Arm) -> Arm:
 def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
     """Each arm of chosen tables with duplicate deals: its median matches to τ ≥ target over
     those of random tables with plain deals rated by the same model (:func:`baseline_of`; the
-    arena's when that arm is not run; none when neither is), on both measures (the goal is on the first arm)."""
+    arena's when that arm is not run; none when neither is), on both measures (the goal is on
+    the first arm)."""
     lines = []
     for arm in arms:
         if arm.tables == "random" or not arm.duplicate:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
+from arena import ratings
 from arena.matchmaker import Member, Table, choose_tables
 from arena.ratings import rate, starting_rating
 from arena.records import Rating
@@ -135,6 +137,42 @@ def test_house_normal_moves_in_the_experiments_that_rate_it_like_everyone(
     openskill = [starting_rating(s.bot_id, "1", None) for s in log.seats]
     assert rate(log, openskill)[0].mu == openskill[0].mu  # the arena's anchor
     assert ladder.rate_openskill(log, openskill, anchored=False)[0].mu != openskill[0].mu
+
+
+def test_openskills_margin_rates_by_the_matchs_points_with_house_normal_held(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    log = duplicate_logs[0]  # points -140, -390, -310, -70: places 2, 4, 3, 1
+    assert log.seats[0].bot_id == "house:normal" and len(set(log.outcome.totals)) == 4
+    first = [starting_rating(s.bot_id, "1", None) for s in log.seats]
+    before = [first[0], *(replace(r, mu=r.mu - 3 * seat) for seat, r in enumerate(first[1:]))]
+    placed = rate(log, before)
+    scored = {}
+    for margin in (50.0, 1e6):
+        with ladder.rating_model(ladder.Arm("matchmaker", duplicate=True, margin=margin)):
+            assert ratings.MODEL.margin == margin
+            scored[margin] = ladder.rate_openskill(log, before, anchored=True)
+    assert ratings.MODEL.margin == 0.0  # the arena's model is back
+    assert all(r[0].mu == before[0].mu for r in scored.values())  # the anchor held
+    assert [r.matches for r in scored[50.0]] == [1, 1, 1, 1]
+    # points further apart than the margin move the μ otherwise than places alone ...
+    assert all(s.mu != p.mu for s, p in zip(scored[50.0][1:], placed[1:], strict=True))
+    # ... and under a margin no difference exceeds, the points rank the seats as the places do
+    assert [r.mu for r in scored[1e6]] == pytest.approx([r.mu for r in placed])
+
+
+def test_the_openskill_experiments_run_and_compare_with_random_tables_rated_alike(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tiny = ["--size", "6", "--matches", "8", "--seeds", "1", "--jobs", "1", "--no-arena-arms"]
+    named = ("openskill_margin", "openskill_models", "openskill_best")
+    ladder.main([*tiny, *(x for name in named for x in ("--experiment", name))])
+    out = capsys.readouterr().out
+    for arm in (arm for name in named for arm in ladder.EXPERIMENTS[name]):
+        assert any(line.startswith(f"| {arm.name} | 1 |") for line in out.splitlines()), arm.name
+    margin = "openskill margin 100"
+    assert f"duplicate deals, {margin} ÷ random, plain deals, {margin}, first" in out
+    assert "BradleyTerryPart ÷ random, plain deals, first" in out  # the arena's, not run alike
 
 
 def test_drawn_tables_seat_distinct_members_within_their_room() -> None:
