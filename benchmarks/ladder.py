@@ -943,6 +943,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--size", type=int, default=SIZE, help="bots on the ladder")
     parser.add_argument("--matches", type=int, help="rated matches per run")
     parser.add_argument("--seeds", type=int, help="independent runs per arm")
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=1,
+        help="the first run's seed (the runs are seeded from it on: fresh seeds for a check)",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument(
         "--tables",
@@ -991,12 +997,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     arms = list(dict.fromkeys(named if args.no_arena_arms else [*ARMS, *named]))
     tables = args.tables or args.size
     jobs = [
-        Job(arm, seed, args.size, matches, tables) for seed in range(1, seeds + 1) for arm in arms
+        Job(arm, seed, args.size, matches, tables)
+        for seed in range(args.first_seed, args.first_seed + seeds)
+        for arm in arms
     ]
     per_round = f"at most {tables} tables" if args.tables else "tables until nobody has room"
+    first = f" from {args.first_seed}" if args.first_seed != 1 else ""
     print(
         f"{args.size} bots, {per_round} a round, {matches:,} rated matches of {HANDS} hands "
-        f"per run, {seeds} seeds per arm, {args.jobs} processes",
+        f"per run, {seeds} seeds per arm{first}, {args.jobs} processes",
         flush=True,
     )
     started = time.perf_counter()
