@@ -161,6 +161,40 @@ def test_openskills_margin_rates_by_the_matchs_points_with_house_normal_held(
     assert [r.mu for r in scored[1e6]] == pytest.approx([r.mu for r in placed])
 
 
+def _winner_gain(margin: float, mus: Sequence[float], scores: Sequence[float]) -> float:
+    """How far openskill's Plackett-Luce with ``margin`` moves the μ of the seat of most
+    points (all four of σ 5)."""
+    model = ladder.OPENSKILL_MODELS["PlackettLuce"](tau=0.0, margin=margin)
+    teams = [[model.rating(mu=mu, sigma=5.0)] for mu in mus]
+    after = model.rate(teams, scores=list(scores))
+    winner = max(range(4), key=lambda seat: scores[seat])
+    return after[winner][0].mu - mus[winner]
+
+
+def test_openskills_margin_weighs_a_result_by_the_points_whoever_won() -> None:
+    """What the margin does (the source of openskill 6.2): beyond ``margin`` points it moves
+    the μ compared towards each other, or past each other, whoever won. So a favourite that
+    wins by more gains more, an underdog that wins by more gains less, and among equal ratings
+    the points change nothing: not a model of how much a stronger bot wins by."""
+    mus = [30.0, 25.0, 25.0, 20.0]
+
+    def favourite_first(d: float) -> list[float]:
+        return [0.0, -d / 3, -2 * d / 3, -d]
+
+    def underdog_first(d: float) -> list[float]:
+        return [-d, -d / 3, -2 * d / 3, 0.0]
+
+    plain = _winner_gain(0.0, mus, favourite_first(100))
+    assert _winner_gain(100.0, mus, favourite_first(100)) == plain  # within the margin: places
+    assert _winner_gain(100.0, mus, favourite_first(800)) > plain + 0.2
+    upset = _winner_gain(0.0, mus, underdog_first(100))
+    assert _winner_gain(100.0, mus, underdog_first(800)) < upset - 0.15
+    level = [25.0] * 4
+    assert _winner_gain(100.0, level, favourite_first(800)) == _winner_gain(
+        0.0, level, favourite_first(800)
+    )
+
+
 def test_the_openskill_experiments_run_and_compare_with_random_tables_rated_alike(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -267,3 +301,12 @@ def test_a_round_seats_at_most_the_tables_asked(
     assert asked == [1, 1, 12]  # one table a round: 2 rounds; room for 3 tables: 1 round
     ladder.main(["--size", "6", "--matches", "4", "--seeds", "1", "--jobs", "1", "--tables", "1"])
     assert "at most 1 tables a round" in capsys.readouterr().out
+
+
+def test_first_seed_runs_the_seeds_from_it(capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = ["--size", "6", "--matches", "4", "--jobs", "1", "--no-arena-arms"]
+    ladder.main([*tiny, "--seeds", "2", "--first-seed", "7", "--experiment", "floating"])
+    out = capsys.readouterr().out
+    assert "2 seeds per arm from 7," in out
+    seeds = sorted(line.split(", seed ")[1][:2] for line in out.splitlines() if ", seed " in line)
+    assert seeds == ["7:", "8:"]
