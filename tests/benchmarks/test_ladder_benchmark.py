@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+from openskill.models import PlackettLuce
 
 from arena import ratings
 from arena.matchmaker import Member, Table, choose_tables
@@ -164,7 +165,7 @@ def test_openskills_margin_rates_by_the_matchs_points_with_house_normal_held(
 def _winner_gain(margin: float, mus: Sequence[float], scores: Sequence[float]) -> float:
     """How far openskill's Plackett-Luce with ``margin`` moves the μ of the seat of most
     points (all four of σ 5)."""
-    model = ladder.OPENSKILL_MODELS["PlackettLuce"](tau=0.0, margin=margin)
+    model = PlackettLuce(tau=0.0, margin=margin)
     teams = [[model.rating(mu=mu, sigma=5.0)] for mu in mus]
     after = model.rate(teams, scores=list(scores))
     winner = max(range(4), key=lambda seat: scores[seat])
