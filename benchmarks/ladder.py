@@ -65,8 +65,13 @@ random tables with duplicate deals); ``variance`` seats tables by another criter
 pairs' log variances weighted by their doubt), beside random tables; ``scales`` rates so with
 each hand's points clipped, square-rooted or replaced by places (:data:`SCALES`), random
 tables with plain deals and the matchmaker with duplicate deals; ``floating`` rates as the
-arena does but moves house Normal like every participant (:func:`rate_all`), the matchmaker
-with duplicate deals.
+arena does but moves house Normal like every participant (:func:`rate_openskill`), the matchmaker
+with duplicate deals; ``openskill_margin`` rates as the arena does but gives openskill each
+seat's points of the match with its ``margin`` at 20, 50, 100 and 200 points, the matchmaker
+with duplicate deals, beside the arena's; ``openskill_best`` runs margins 100 and 200 with the
+matchmaker and duplicate deals and with random tables and plain deals, beside the arena's two;
+``openskill_models`` rates with openskill's other models (:data:`OPENSKILL_MODELS`), the
+matchmaker with duplicate deals, beside the arena's.
 ``--noise`` measures each of :data:`SCALES`' noise and the share of it duplicate deals take
 away.
 """
@@ -84,9 +89,15 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Protocol
+from typing import Protocol, cast
 
-from openskill.models import PlackettLuce
+from openskill.models import (
+    BradleyTerryFull,
+    BradleyTerryPart,
+    PlackettLuce,
+    ThurstoneMostellerFull,
+    ThurstoneMostellerPart,
+)
 
 from arena import ratings
 from arena.match_loop import InProcessSeat, play_match
@@ -265,6 +276,12 @@ class Arm:
     scale's zero is then wherever its μ is: the order does not depend on it)."""
     scale: str = "points"
     """What the ``covariance`` rating rates each hand's points as (:data:`SCALES`)."""
+    model: str = "PlackettLuce"
+    """The openskill model each match is rated with (:data:`OPENSKILL_MODELS`)."""
+    margin: float = 0.0
+    """openskill's ``margin``, in points: when not 0, each match is rated by its seats' points
+    (``scores``) instead of its places, and openskill adjusts the μ it compares by the points'
+    differences beyond it (:func:`rate_openskill`)."""
 
     @property
     def name(self) -> str:
@@ -276,8 +293,11 @@ class Arm:
             margins += ", house Normal fixed"
         anchor = ", house Normal rated" if not (self.margins or self.anchored) else ""
         measure = f", hands {self.scale}" if self.scale != "points" else ""
+        kind = f", {self.model}" if self.model != "PlackettLuce" else ""
+        kind += f", openskill margin {self.margin:g}" if self.margin else ""
         return (
-            f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}{margins}{anchor}{measure}"
+            f"{self.tables}, {deals}{RATINGS[self.rating]}{model}{noise}{margins}{anchor}"
+            f"{measure}{kind}"
         )
 
 
@@ -287,6 +307,19 @@ ARMS = (
     Arm("random", duplicate=True),
     Arm("random", duplicate=False),
 )
+OPENSKILL_MODELS = {
+    model.__name__: model
+    for model in (
+        PlackettLuce,
+        ThurstoneMostellerFull,
+        BradleyTerryFull,
+        ThurstoneMostellerPart,
+        BradleyTerryPart,
+    )
+}
+"""openskill's models, the arena's first: Plackett-Luce over the whole order; Thurstone-Mosteller
+(a normal performance) and Bradley-Terry (a logistic one) over every pair (``Full``) or each
+neighbouring pair of the order (``Part``)."""
 RATINGS = {
     "match": "",
     "table": ", table rated by total points",
@@ -324,6 +357,16 @@ EXPERIMENTS = {
     "floating": [
         Arm("matchmaker", duplicate=True, anchored=False),
     ],
+    "openskill_margin": [ARMS[0]]
+    + [Arm("matchmaker", duplicate=True, margin=margin) for margin in (20, 50, 100, 200)],
+    "openskill_best": [ARMS[0], ARMS[3]]
+    + [
+        Arm(tables, duplicate=tables == "matchmaker", margin=margin)
+        for margin in (100, 200)
+        for tables in ("matchmaker", "random")
+    ],
+    "openskill_models": [ARMS[0]]
+    + [Arm("matchmaker", duplicate=True, model=model) for model in list(OPENSKILL_MODELS)[1:]],
     "drawn": [ARMS[0], ARMS[3], Arm("drawn", duplicate=True)],
     "joint": [
         Arm("random", duplicate=False, margins=True, anchored=False),
@@ -370,8 +413,9 @@ taken as noisier evidence, so σ shrinks more slowly; ratings by point margins
 (:func:`rate_margins`) with house Normal moved or held fixed, a duplicate table rated
 together (:func:`rate_margins_table`) or with the full covariance (:class:`Covariance`), and
 with it tables chosen by information (:class:`GainTables`) or hands measured otherwise
-(:data:`SCALES`); and the arena's ratings with house Normal moved like everyone
-(:func:`rate_all`)."""
+(:data:`SCALES`); the arena's ratings with house Normal moved like everyone
+(:func:`rate_openskill`); and openskill given each match's points with its ``margin``, or its
+other models (:data:`OPENSKILL_MODELS`)."""
 
 
 @contextmanager
@@ -380,8 +424,9 @@ def rating_model(arm: Arm) -> Iterator[None]:
     kept = ratings.MODEL
     if arm.drift:
         ratings.MODEL = PlackettLuce()
-    elif arm.beta != 1.0:
-        ratings.MODEL = PlackettLuce(tau=0.0, beta=kept.beta * arm.beta)
+    elif arm.beta != 1.0 or arm.margin or arm.model != "PlackettLuce":
+        model = OPENSKILL_MODELS[arm.model](tau=0.0, beta=kept.beta * arm.beta, margin=arm.margin)
+        ratings.MODEL = cast(PlackettLuce, model)  # the same rating() and rate() interface
     try:
         yield
     finally:
@@ -475,20 +520,27 @@ def rate_match(board: dict[str, Rating], log: MatchLog, arm: Arm) -> None:
     before = [board[seat.bot_id] for seat in log.seats]
     if arm.margins:
         rated = rate_margins(log, before)
-    elif arm.anchored:
+    elif arm.anchored and not arm.margin:
         rated = rate(log, before)
     else:
-        rated = rate_all(log, before)
+        rated = rate_openskill(log, before, anchored=arm.anchored)
     for after in rated:
         board[after.bot_id] = after
 
 
-def rate_all(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
-    """An experiment: :func:`arena.ratings.rate` with house Normal moved like everyone."""
+def rate_openskill(log: MatchLog, before: Sequence[Rating], *, anchored: bool) -> list[Rating]:
+    """An experiment: :func:`arena.ratings.rate` with house Normal moved like everyone (not
+    ``anchored``), or with the model given the seats' points of the match (``scores``: the
+    most first, as the places are) where the model has a ``margin``."""
     teams = [[ratings.MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-    after = ratings.MODEL.rate(teams, ranks=[float(p) for p in log.places])
+    if ratings.MODEL.margin:
+        after = ratings.MODEL.rate(teams, scores=[float(t) for t in log.outcome.totals])
+    else:
+        after = ratings.MODEL.rate(teams, ranks=[float(p) for p in log.places])
     return [
-        replace(counted(log, seat, old), mu=team[0].mu, sigma=team[0].sigma)
+        counted(log, seat, old)
+        if anchored and old.bot_id == ANCHOR
+        else replace(counted(log, seat, old), mu=team[0].mu, sigma=team[0].sigma)
         for seat, (old, team) in enumerate(zip(before, after, strict=True))
     ]
 
@@ -738,25 +790,22 @@ MEASURES = {"first": "first reaches", "settled": "holds for good"}
 def baseline_of(arm: Arm) -> Arm:
     """Random tables with plain deals, each match rated on its own by the arm's model."""
     rating = arm.rating if arm.rating == "covariance" else "match"
-    return Arm(
-        "random",
-        duplicate=False,
-        rating=rating,
-        margins=arm.margins,
-        anchored=arm.anchored,
-        scale=arm.scale,
-    )
+    return replace(arm, tables="random", duplicate=False, rating=rating)
 
 
 def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
     """Each arm of chosen tables with duplicate deals: its median matches to τ ≥ target over
     those of random tables with plain deals rated by the same model (:func:`baseline_of`; the
-    arena's when that arm is not run), on both measures (the goal is on the first arm)."""
+    arena's when that arm is not run; none when neither is), on both measures (the goal is on
+    the first arm)."""
     lines = []
     for arm in arms:
         if arm.tables == "random" or not arm.duplicate:
             continue
         baseline = baseline_of(arm) if baseline_of(arm) in arms else ARMS[3]
+        if baseline not in arms:
+            lines.append(f"{arm.name}: no random tables with plain deals ran to compare with")
+            continue
         for measure, said in MEASURES.items():
             ours, theirs = median_of(results, arm, measure), median_of(results, baseline, measure)
             head = f"{arm.name} ÷ {baseline.name}, {said}"
@@ -894,6 +943,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--size", type=int, default=SIZE, help="bots on the ladder")
     parser.add_argument("--matches", type=int, help="rated matches per run")
     parser.add_argument("--seeds", type=int, help="independent runs per arm")
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=1,
+        help="the first run's seed (the runs are seeded from it on: fresh seeds for a check)",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument(
         "--tables",
@@ -942,12 +997,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     arms = list(dict.fromkeys(named if args.no_arena_arms else [*ARMS, *named]))
     tables = args.tables or args.size
     jobs = [
-        Job(arm, seed, args.size, matches, tables) for seed in range(1, seeds + 1) for arm in arms
+        Job(arm, seed, args.size, matches, tables)
+        for seed in range(args.first_seed, args.first_seed + seeds)
+        for arm in arms
     ]
     per_round = f"at most {tables} tables" if args.tables else "tables until nobody has room"
+    first = f" from {args.first_seed}" if args.first_seed != 1 else ""
     print(
         f"{args.size} bots, {per_round} a round, {matches:,} rated matches of {HANDS} hands "
-        f"per run, {seeds} seeds per arm, {args.jobs} processes",
+        f"per run, {seeds} seeds per arm{first}, {args.jobs} processes",
         flush=True,
     )
     started = time.perf_counter()

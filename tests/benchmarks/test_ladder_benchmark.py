@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
+from openskill.models import PlackettLuce
 
+from arena import ratings
 from arena.matchmaker import Member, Table, choose_tables
 from arena.ratings import rate, starting_rating
 from arena.records import Rating
@@ -134,7 +137,77 @@ def test_house_normal_moves_in_the_experiments_that_rate_it_like_everyone(
         assert all(r.mu != 0.0 for r in after[1:])
     openskill = [starting_rating(s.bot_id, "1", None) for s in log.seats]
     assert rate(log, openskill)[0].mu == openskill[0].mu  # the arena's anchor
-    assert ladder.rate_all(log, openskill)[0].mu != openskill[0].mu
+    assert ladder.rate_openskill(log, openskill, anchored=False)[0].mu != openskill[0].mu
+
+
+def test_openskills_margin_rates_by_the_matchs_points_with_house_normal_held(
+    duplicate_logs: list[MatchLog],
+) -> None:
+    log = duplicate_logs[0]  # points -140, -390, -310, -70: places 2, 4, 3, 1
+    assert log.seats[0].bot_id == "house:normal" and len(set(log.outcome.totals)) == 4
+    first = [starting_rating(s.bot_id, "1", None) for s in log.seats]
+    before = [first[0], *(replace(r, mu=r.mu - 3 * seat) for seat, r in enumerate(first[1:]))]
+    placed = rate(log, before)
+    scored = {}
+    for margin in (50.0, 1e6):
+        with ladder.rating_model(ladder.Arm("matchmaker", duplicate=True, margin=margin)):
+            assert ratings.MODEL.margin == margin
+            scored[margin] = ladder.rate_openskill(log, before, anchored=True)
+    assert ratings.MODEL.margin == 0.0  # the arena's model is back
+    assert all(r[0].mu == before[0].mu for r in scored.values())  # the anchor held
+    assert [r.matches for r in scored[50.0]] == [1, 1, 1, 1]
+    # points further apart than the margin move the μ otherwise than places alone ...
+    assert all(s.mu != p.mu for s, p in zip(scored[50.0][1:], placed[1:], strict=True))
+    # ... and under a margin no difference exceeds, the points rank the seats as the places do
+    assert [r.mu for r in scored[1e6]] == pytest.approx([r.mu for r in placed])
+
+
+def _winner_gain(margin: float, mus: Sequence[float], scores: Sequence[float]) -> float:
+    """How far openskill's Plackett-Luce with ``margin`` moves the μ of the seat of most
+    points (all four of σ 5)."""
+    model = PlackettLuce(tau=0.0, margin=margin)
+    teams = [[model.rating(mu=mu, sigma=5.0)] for mu in mus]
+    after = model.rate(teams, scores=list(scores))
+    winner = max(range(4), key=lambda seat: scores[seat])
+    return after[winner][0].mu - mus[winner]
+
+
+def test_openskills_margin_weighs_a_result_by_the_points_whoever_won() -> None:
+    """What the margin does (the source of openskill 6.2): beyond ``margin`` points it moves
+    the μ compared towards each other, or past each other, whoever won. So a favourite that
+    wins by more gains more, an underdog that wins by more gains less, and among equal ratings
+    the points change nothing: not a model of how much a stronger bot wins by."""
+    mus = [30.0, 25.0, 25.0, 20.0]
+
+    def favourite_first(d: float) -> list[float]:
+        return [0.0, -d / 3, -2 * d / 3, -d]
+
+    def underdog_first(d: float) -> list[float]:
+        return [-d, -d / 3, -2 * d / 3, 0.0]
+
+    plain = _winner_gain(0.0, mus, favourite_first(100))
+    assert _winner_gain(100.0, mus, favourite_first(100)) == plain  # within the margin: places
+    assert _winner_gain(100.0, mus, favourite_first(800)) > plain + 0.2
+    upset = _winner_gain(0.0, mus, underdog_first(100))
+    assert _winner_gain(100.0, mus, underdog_first(800)) < upset - 0.15
+    level = [25.0] * 4
+    assert _winner_gain(100.0, level, favourite_first(800)) == _winner_gain(
+        0.0, level, favourite_first(800)
+    )
+
+
+def test_the_openskill_experiments_run_and_compare_with_random_tables_rated_alike(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tiny = ["--size", "6", "--matches", "8", "--seeds", "1", "--jobs", "1", "--no-arena-arms"]
+    named = ("openskill_margin", "openskill_models", "openskill_best")
+    ladder.main([*tiny, *(x for name in named for x in ("--experiment", name))])
+    out = capsys.readouterr().out
+    for arm in (arm for name in named for arm in ladder.EXPERIMENTS[name]):
+        assert any(line.startswith(f"| {arm.name} | 1 |") for line in out.splitlines()), arm.name
+    margin = "openskill margin 100"
+    assert f"duplicate deals, {margin} ÷ random, plain deals, {margin}, first" in out
+    assert "BradleyTerryPart ÷ random, plain deals, first" in out  # the arena's, not run alike
 
 
 def test_drawn_tables_seat_distinct_members_within_their_room() -> None:
@@ -229,3 +302,12 @@ def test_a_round_seats_at_most_the_tables_asked(
     assert asked == [1, 1, 12]  # one table a round: 2 rounds; room for 3 tables: 1 round
     ladder.main(["--size", "6", "--matches", "4", "--seeds", "1", "--jobs", "1", "--tables", "1"])
     assert "at most 1 tables a round" in capsys.readouterr().out
+
+
+def test_first_seed_runs_the_seeds_from_it(capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = ["--size", "6", "--matches", "4", "--jobs", "1", "--no-arena-arms"]
+    ladder.main([*tiny, "--seeds", "2", "--first-seed", "7", "--experiment", "floating"])
+    out = capsys.readouterr().out
+    assert "2 seeds per arm from 7," in out
+    seeds = sorted(line.split(", seed ")[1][:2] for line in out.splitlines() if ", seed " in line)
+    assert seeds == ["7:", "8:"]
