@@ -67,10 +67,9 @@ class DealResult:
     a: float
     b: float
     """A's and B's mean points per hand (per team with ``teams``) over the four rotations."""
-    hard_ms: tuple[float, ...]
-    """Hard's time for each play decision that had more than one legal card."""
-    hard_cpu_ms: tuple[float, ...]
-    """The same decisions' CPU time (the process's): what they cost on an idle core."""
+    times: tuple[tuple[str, float, float], ...]
+    """Each play decision that had more than one legal card: the bot's name, its wall-clock
+    time and its CPU time (the process's: what it costs on an idle core), in ms."""
 
 
 def play_deal(pair: tuple[str, str], settings: Settings, seed: str, deal: int) -> DealResult:
@@ -78,31 +77,26 @@ def play_deal(pair: tuple[str, str], settings: Settings, seed: str, deal: int) -
     hands = deal_from_seed(f"{seed}:{deal}", 1)
     rules = Rules(fixed_hands=1, variants={Variant.TEAMS} if settings.teams else set())
     points = [0, 0]
-    hard_ms: list[float] = []
-    hard_cpu_ms: list[float] = []
+    times: list[tuple[str, float, float]] = []
     for rotation in range(4):
         rotated = [hands[(s + rotation) % 4] for s in range(4)]
         game = Game(rules, deals=[rotated])
-        bots = [make_bot(pair[s % 2], f"{seed}:{deal}:{rotation}:{s}", settings) for s in range(4)]
+        names = [pair[s % 2] for s in range(4)]
+        bots = [make_bot(names[s], f"{seed}:{deal}:{rotation}:{s}", settings) for s in range(4)]
         while not game.is_over():
             for decision in game.pending:
                 obs = game.observation(decision.seat)
                 start, cpu = time.perf_counter(), time.process_time()
                 move = bots[decision.seat].decide(obs)
-                if (
-                    isinstance(bots[decision.seat], HardBot)
-                    and decision.kind is DecisionKind.PLAY
-                    and len(obs.legal) > 1
-                ):
-                    hard_ms.append((time.perf_counter() - start) * 1000)
-                    hard_cpu_ms.append((time.process_time() - cpu) * 1000)
+                wall_ms = (time.perf_counter() - start) * 1000
+                cpu_ms = (time.process_time() - cpu) * 1000
+                if decision.kind is DecisionKind.PLAY and len(obs.legal) > 1:
+                    times.append((names[decision.seat], wall_ms, cpu_ms))
                 game.push(move)
         for s, score in enumerate(game.results[-1].scores):
             points[s % 2] += score
     per_hand = 4 if settings.teams else 8
-    return DealResult(
-        points[0] / per_hand, points[1] / per_hand, tuple(hard_ms), tuple(hard_cpu_ms)
-    )
+    return DealResult(points[0] / per_hand, points[1] / per_hand, tuple(times))
 
 
 @dataclass(frozen=True)
@@ -155,23 +149,25 @@ def row(r: PairResult) -> str:
     )
 
 
-def timing(r: PairResult) -> str | None:
-    """Hard's time per play decision against the default limit, if Hard played: wall clock
-    (what the arena's clock sees, on this machine at its load) and CPU time."""
-    wall = sorted(ms for d in r.deals for ms in d.hard_ms)
-    if not wall:
-        return None
-    cpu = sorted(ms for d in r.deals for ms in d.hard_cpu_ms)
-    return (
-        f"  Hard's time per play decision ({len(wall)} decisions, default limit "
-        f"{DEFAULT_LIMIT_MS} ms): wall {_spread(wall)}; CPU {_spread(cpu)}"
-    )
+def timing(r: PairResult) -> list[str]:
+    """Each bot's time per play decision against the default limit: wall clock (what the
+    arena's clock sees, on this machine at its load) and CPU time."""
+    lines = []
+    for name in dict.fromkeys((r.a, r.b)):
+        wall = sorted(ms for d in r.deals for bot, ms, _ in d.times if bot == name)
+        cpu = sorted(ms for d in r.deals for bot, _, ms in d.times if bot == name)
+        lines.append(
+            f"  {name.capitalize()}'s time per play decision ({len(wall)} decisions, default "
+            f"limit {DEFAULT_LIMIT_MS} ms): wall {_spread(wall)}; CPU {_spread(cpu)}"
+        )
+    return lines
 
 
 def _spread(times: list[float]) -> str:
     """Median, 99th percentile and the slowest of sorted ``times``."""
     p99 = times[min(len(times) - 1, math.ceil(0.99 * len(times)) - 1)]
-    return f"median {statistics.median(times):.0f} ms, p99 {p99:.0f} ms, slowest {times[-1]:.0f} ms"
+    median, slowest = statistics.median(times), times[-1]
+    return f"median {median:.3g} ms, p99 {p99:.3g} ms, slowest {slowest:.3g} ms"
 
 
 def _pair(text: str) -> tuple[str, str]:
@@ -229,9 +225,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for pair in pairs:
         result = run_pair(pair, args.deals, args.seed, settings, args.jobs)
         print(row(result), flush=True)
-        line = timing(result)
-        if line:
-            print(line, flush=True)
+        print("\n".join(timing(result)), flush=True)
 
 
 if __name__ == "__main__":
