@@ -191,10 +191,15 @@ _MIDDLES: dict[
 ] = {}
 
 
+_MIDDLES_KEPT: Final = 256
+"""Fewer kept than other texts, as :data:`results_json`'s: a ``gongzhu-bot/1`` one holds every
+earlier result of its match."""
+
+
 def _middle_json(obs: Observation, results: bool) -> str:
     """The observation's keys from ``results`` (or ``rules``) to ``standing``, which stay the
-    same for a seat through a hand: kept for the very rules object and results (equal items,
-    the last the very object kept, as :class:`ListJson`'s)."""
+    same for a seat through a hand: kept for the very rules object (which the entry holds, as
+    :class:`ObjectJson`'s), equal results, the seat and the standing."""
     rules, past, seat, standing = obs.rules, obs.results, obs.seat, obs.standing
     key = (id(rules), seat, results, standing)
     found = _MIDDLES.get(key)
@@ -204,7 +209,7 @@ def _middle_json(obs: Observation, results: bool) -> str:
     text = (
         f'"results":{results_json(past)},' if results else ""
     ) + f'"rules":{rules_json(rules)},"seat":{seat},"standing":[{s0},{s1},{s2},{s3}],'
-    if len(_MIDDLES) >= _KEPT:
+    if len(_MIDDLES) >= _MIDDLES_KEPT:
         _MIDDLES.clear()
     _MIDDLES[key] = (rules, past, text)
     return text
