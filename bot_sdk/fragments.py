@@ -166,24 +166,61 @@ def _four_json(sets: tuple[CardSet, CardSet, CardSet, CardSet]) -> str:
     return found
 
 
+_DECISIONS: dict[tuple[int, int | None, str], str] = {}
+
+
 def _decision_json(decision: Decision | None) -> str:
     if decision is None:
         return "null"
-    count = decision.count
-    return (
-        f'{{"choices":{cards_json(decision.choices.mask)},'
-        f'"count":{"null" if count is None else count},"kind":"{decision.kind._value_}"}}'
-    )
+    key = (decision.choices.mask, decision.count, decision.kind._value_)
+    found = _DECISIONS.get(key)
+    if found is None:
+        mask, count, kind = key
+        found = (
+            f'{{"choices":{cards_json(mask)},'
+            f'"count":{"null" if count is None else count},"kind":"{kind}"}}'
+        )
+        if len(_DECISIONS) >= _KEPT:
+            _DECISIONS.clear()
+        _DECISIONS[key] = found
+    return found
+
+
+_MIDDLES: dict[
+    tuple[int, int, bool, tuple[int, int, int, int]], tuple[Rules, tuple[HandResult, ...], str]
+] = {}
+
+
+_MIDDLES_KEPT: Final = 256
+"""Fewer kept than other texts, as :data:`results_json`'s: a ``gongzhu-bot/1`` one holds every
+earlier result of its match."""
+
+
+def _middle_json(obs: Observation, results: bool) -> str:
+    """The observation's keys from ``results`` (or ``rules``) to ``standing``, which stay the
+    same for a seat through a hand: kept for the very rules object (which the entry holds, as
+    :class:`ObjectJson`'s), equal results, the seat and the standing."""
+    rules, past, seat, standing = obs.rules, obs.results, obs.seat, obs.standing
+    key = (id(rules), seat, results, standing)
+    found = _MIDDLES.get(key)
+    if found is not None and found[0] is rules and found[1] == past:
+        return found[2]
+    s0, s1, s2, s3 = standing
+    text = (
+        f'"results":{results_json(past)},' if results else ""
+    ) + f'"rules":{rules_json(rules)},"seat":{seat},"standing":[{s0},{s1},{s2},{s3}],'
+    if len(_MIDDLES) >= _MIDDLES_KEPT:
+        _MIDDLES.clear()
+    _MIDDLES[key] = (rules, past, text)
+    return text
 
 
 def observation_json(obs: Observation, *, results: bool = True) -> str:
     """``obs.to_json()``'s canonical JSON (its keys in sorted order); without its ``results``
     key if not ``results`` (a ``gongzhu-bot/2`` request's observation)."""
-    s0, s1, s2, s3 = obs.standing
     n0, n1, n2, n3 = obs.totals
     dealer, first_leader, pass_to = obs.dealer, obs.first_leader, obs.pass_to
     passed, received, trick_leader = obs.passed, obs.received, obs.trick_leader
-    past = f'"results":{results_json(obs.results)},' if results else ""
     return (
         f'{{"dealer":{"null" if dealer is None else dealer},'
         f'"decision":{_decision_json(obs.decision)},"exposed":{_four_json(obs.exposed)},'
@@ -194,9 +231,8 @@ def observation_json(obs: Observation, *, results: bool = True) -> str:
         f'"passed":{"null" if passed is None else cards_json(passed.mask)},'
         f'"phase":"{obs.phase._value_}",'
         f'"received":{"null" if received is None else cards_json(received.mask)},'
-        f"{past}"
-        f'"rules":{rules_json(obs.rules)},'
-        f'"seat":{obs.seat},"standing":[{s0},{s1},{s2},{s3}],"taken":{_four_json(obs.taken)},'
+        f"{_middle_json(obs, results)}"
+        f'"taken":{_four_json(obs.taken)},'
         f'"totals":[{n0},{n1},{n2},{n3}],'
         f'"trick":[{",".join([_PLAYS[seat][card] for seat, card in obs.trick])}],'
         f'"trick_leader":{"null" if trick_leader is None else trick_leader},'

@@ -39,7 +39,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Generic, NamedTuple, TypeVar, overload
+from typing import Any, Final, Generic, NamedTuple, TypeVar, overload
 
 from bot_sdk.fragments import json_string, observation_json, result_json
 from referee import (
@@ -569,6 +569,13 @@ def answer_of(move: AnyMove) -> Message:
     if isinstance(move, Expose):
         return {"expose": move.cards.names()}
     return {"pass": move.cards.names()}
+
+
+CANONICAL_PLAYS: Final[Mapping[str, Card]] = {
+    encode(answer_of(PLAYS[0][card])).decode(): card for card in DECK
+}
+"""Each card by the answer that plays it in canonical form, without a note (``{"card":"QS"}``):
+what most bots send, and what the stored form of a log puts back (:mod:`replays.packing`)."""
 
 
 def read_note(body: bytes) -> str | None:

@@ -246,18 +246,26 @@ def _restored(reduced: dict[str, Any]) -> dict[str, Any]:
     return reduced
 
 
-def _restore_answers(reduced: dict[str, Any]) -> None:
+def _restore_answers(reduced: dict[str, Any]) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
     """Put back in ``reduced`` what it left out that needs no referee: every decision's id, and
-    the answers (and their sizes) taken as they were."""
+    the answers (and their sizes) taken as they were. Returns the decisions, by (hand index,
+    decision index), whose request hash and whose request size (``timing.bytes_sent``) it left
+    out: the referee's walk rebuilds those."""
     match_id = str(reduced.get("match_id"))
-    for hand in reduced.get("hands", ()):
+    hashes, sizes = set(), set()
+    for h, hand in enumerate(reduced.get("hands", ())):
         for index, decision in enumerate(hand.get("decisions", ())):
             decision["decision_id"] = decision_id(match_id, hand["hand_number"], index)
+            if "request_sha256" not in decision:
+                hashes.add((h, index))
             timing = decision.get("timing")
+            if isinstance(timing, dict) and "bytes_sent" not in timing:
+                sizes.add((h, index))
             if "answer" not in decision:
                 decision["answer"] = _answer(decision)
                 if timing is not None and "bytes_received" not in timing:
                     timing["bytes_received"] = len(str(decision["answer"]).encode())
+    return hashes, sizes
 
 
 @dataclass(frozen=True)
@@ -297,10 +305,9 @@ def _verified(blob: bytes) -> Verified | None:
     _, reduced = _opened(blob)
     if reduced is None or reduced.get("format") != FORMAT:
         return None
-    hashes, sizes = _left_out(reduced)
+    hashes, sizes = _restore_answers(reduced)
     if not sizes <= hashes:  # a size left out beside a hash kept: that hash was not rebuilt
         return None
-    _restore_answers(reduced)
     typed = MatchLog.from_json(reduced)
     result = verify(typed, left_out=hashes)
     if not result.ok or result.rebuilt.keys() != hashes:
@@ -316,20 +323,6 @@ def _verified(blob: bytes) -> Verified | None:
     if not isinstance(seal, dict) or hashlib.sha256(unsealed).hexdigest() != seal.get("sha256"):
         return None
     return Verified({**written, "integrity": seal}, unsealed, typed, result)
-
-
-def _left_out(reduced: Mapping[str, Any]) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
-    """The decisions, by (hand index, decision index), whose request hash and whose request
-    size (``timing.bytes_sent``) ``reduced`` left out."""
-    hashes, sizes = set(), set()
-    for h, hand in enumerate(reduced.get("hands", ())):
-        for d, decision in enumerate(hand.get("decisions", ())):
-            if "request_sha256" not in decision:
-                hashes.add((h, d))
-            timing = decision.get("timing")
-            if isinstance(timing, dict) and "bytes_sent" not in timing:
-                sizes.add((h, d))
-    return hashes, sizes
 
 
 def _rebuilt(data: Mapping[str, Any], typed: MatchLog | None = None) -> Rebuilt:

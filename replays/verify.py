@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from bot_sdk.protocol import (
+    CANONICAL_PLAYS,
     AnswerError,
     Status,
     answer_move,
@@ -30,7 +31,7 @@ from bot_sdk.protocol import (
     note_of,
     parse_answer,
 )
-from referee import DealError, Game, IllegalMoveError, Observation
+from referee import PLAYS, DealError, Game, IllegalMoveError, Observation, observed_play_refusal
 from replays.deals import DealScheme, SecretError, first_wrong_deal
 from replays.faults import FaultBook
 from replays.log import DecisionRecord, HandRecord, MatchLog, final_places
@@ -266,9 +267,10 @@ class _Verifier:
             )
         self.enter(record, mismatch)
         self.judge_timing(record, mismatch)
-        answer = None if record.answer is None else self.decoded(record.answer)
-        self.judge_answer(record, answer, obs, mismatch)
-        judge_note(record, answer, mismatch)
+        if not _canonical_play(record, obs):
+            answer = None if record.answer is None else self.decoded(record.answer)
+            self.judge_answer(record, answer, obs, mismatch)
+            judge_note(record, answer, mismatch)
         try:
             game.push(record.applied)
         except (IllegalMoveError, DealError) as error:
@@ -408,6 +410,20 @@ class _Verifier:
         places = final_places(outcome, forfeited)
         if log.places != places:
             raise mismatch(f"places: log says {list(log.places)}, referee says {list(places)}")
+
+
+def _canonical_play(record: DecisionRecord, obs: Observation) -> bool:
+    """Whether judging the recorded answer and its note again would find them right without
+    decoding it: an answer taken as it was (status ok, no note) that is the canonical answer of
+    the applied play (:data:`CANONICAL_PLAYS`), a card the seat may play (the SDK's check)."""
+    card = CANONICAL_PLAYS.get(record.answer or "")
+    return (
+        card is not None
+        and record.status is Status.OK
+        and record.note is None
+        and record.applied == PLAYS[record.seat][card]
+        and observed_play_refusal(obs, card) is None
+    )
 
 
 def _result_difference(hand: HandRecord, real: dict[str, object]) -> str:

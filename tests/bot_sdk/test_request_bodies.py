@@ -176,6 +176,32 @@ def test_card_sets_and_tricks_are_their_canonical_json() -> None:
         )
 
 
+def test_an_observation_s_kept_keys_are_used_only_for_its_rules_results_and_standing() -> None:
+    """The keys from ``results`` to ``standing`` are kept for a seat through a hand: another
+    standing, fewer results or other rules with the rest the same get their own."""
+    obs = next(o for o in observations(7) if len(o.results) > 1)
+    same_rules = Rules.from_json(obs.rules.to_json())
+    assert same_rules is not obs.rules
+    variants = [
+        obs,
+        dataclasses.replace(obs, standing=(1, 2, 3, 4)),
+        dataclasses.replace(obs, results=obs.results[1:]),
+        dataclasses.replace(obs, results=obs.results[:-1]),
+        dataclasses.replace(obs, rules=Rules.from_json({"variants": [], "max_hands": 99})),
+        dataclasses.replace(obs, rules=same_rules),
+    ]
+    for variant in variants * 2:
+        for results in (True, False):
+            expected = variant.to_json()
+            if not results:
+                del expected["results"]
+            assert fragments.observation_json(variant, results=results) == encode(expected).decode()
+    # an entry left under another rules object's id by one that is gone is not that object's
+    key = (id(same_rules), obs.seat, True, obs.standing)
+    fragments._MIDDLES[key] = (obs.rules, obs.results, '"stale":true,')
+    assert fragments.observation_json(variants[-1]) == encode(obs.to_json()).decode()
+
+
 def test_card_names_come_in_card_order() -> None:
     rng = random.Random(5)
     for mask in [0, (1 << 52) - 1, *(rng.getrandbits(52) for _ in range(2000))]:

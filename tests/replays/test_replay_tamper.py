@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from arena.match_loop import SeatPlayer
+from bot_sdk.protocol import fallback_move
 from referee import CardSet, Rules
 from replays.integrity import IntegrityError, canonical, check, generate_key, pack, seal, unpack
 from replays.log import MatchLog, TimeControl
@@ -174,6 +175,44 @@ def test_another_legal_card_is_found_by_the_next_request_or_the_tricks() -> None
     assert found.message.startswith(("trick", "illegal", "seat"))
 
 
+def test_an_answer_that_plays_another_legal_card_is_not_the_applied_one() -> None:
+    """In the canonical form that verification judges without decoding it, too."""
+    index, decision, choices = next(
+        (index, decision, obs.legal.names())
+        for _, index, decision, obs in replay(CLEAN)
+        if decision.answer is not None and decision.kind.value == "play" and len(obs.legal) > 1
+    )
+    played = decision.applied.to_json()["play"]
+    other = next(card for card in choices if card != played)
+    answer = canonical({"card": other}).decode()
+    assert decision.answer == canonical({"card": played}).decode()
+    found = tampered(CLEAN, set_field(index, "answer", answer))
+    assert (found.hand, found.decision) == (1, index)
+    assert found.message == f"answer {answer} is not the applied {{'play': '{played}'}}"
+
+
+def test_an_answer_and_applied_card_the_seat_does_not_hold_are_judged_as_the_answer() -> None:
+    """The answer is judged again as the arena judged it (the SDK's words), before the referee
+    refuses the applied card, in the canonical form too."""
+    data = reloaded(CLEAN.to_json())
+    moves = decisions(data)
+    index = next(
+        i
+        for i, d in enumerate(moves[:-1])
+        if d["kind"] == moves[i + 1]["kind"] == "play" and d["answer"] is not None
+    )
+    others = moves[index + 1]["applied"]["play"]  # the next seat holds it now
+
+    def change(data: Data) -> None:
+        decisions(data)[index].update(
+            applied={"play": others}, answer=canonical({"card": others}).decode()
+        )
+
+    found = tampered(CLEAN, change)
+    assert (found.hand, found.decision) == (1, index)
+    assert found.message.startswith(f"status ok, but the answer is not: you do not hold {others}")
+
+
 def test_two_plays_swapped_are_out_of_turn() -> None:
     data = reloaded(CLEAN.to_json())
     index = first(data, 1, lambda d: d["kind"] == "play")
@@ -327,6 +366,28 @@ def test_a_refused_answer_is_judged_again(status: str, to: str, message: str) ->
     found = tampered(FAULTY, set_field(index, "status", to))
     assert (found.hand, found.decision) == (1, index)
     assert found.message.startswith(message)
+
+
+def test_a_canonical_answer_of_the_fallback_called_a_fault_is_a_legal_move() -> None:
+    """The fallback was applied, as a fault requires, but the answer was the same legal card."""
+    index = next(
+        index
+        for _, index, decision, obs in replay(CLEAN)
+        if decision.answer is not None and decision.applied == fallback_move(obs)
+    )
+    found = tampered(CLEAN, set_field(index, "status", "illegal"))
+    assert (found.hand, found.decision) == (1, index)
+    assert found.message.startswith("status illegal, but the answer {") and found.message.endswith(
+        "is a legal move"
+    )
+
+
+def test_a_note_the_answer_does_not_carry_is_found() -> None:
+    data = reloaded(CLEAN.to_json())
+    index = first(data, 1, lambda d: d["answer"] is not None and d["kind"] == "play")
+    found = tampered(CLEAN, set_field(index, "note", "ducking"))
+    assert (found.hand, found.decision) == (1, index)
+    assert found.message == "the note 'ducking' is not the answer's note None"
 
 
 def test_an_answer_called_a_fault_must_have_been_refused() -> None:

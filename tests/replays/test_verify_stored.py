@@ -6,6 +6,7 @@ fails one way fails the other, in the stored form and in plain JSON."""
 
 from __future__ import annotations
 
+import gc
 import json
 import zlib
 from pathlib import Path
@@ -16,7 +17,7 @@ import zstandard
 from click.testing import CliRunner, Result
 
 from replays import packing
-from replays.cli import main
+from replays.cli import LogCheck, main
 from replays.integrity import canonical, pack, public_key_pem, seal, unpack
 from replays.log import MatchLog
 from replays.upgrade import read_log
@@ -212,3 +213,18 @@ def test_other_forms_are_read_and_verified_step_by_step() -> None:
     whole, old = packing.whole(pack(BOTH_PROTOCOLS)), zlib.compress(canonical(BOTH_PROTOCOLS))
     assert packing.verified(whole) is None and packing.verified(old) is None
     assert unpack(whole) == unpack(old) == BOTH_PROTOCOLS
+
+
+def test_the_garbage_collector_is_held_off_only_while_a_log_is_checked() -> None:
+    check = LogCheck(None, True, None, None)
+    assert gc.isenabled()
+    assert check.reported(pack(BOTH_PROTOCOLS))[1] == 0
+    assert gc.isenabled()
+    assert check.reported(b"not a log")[1] == 1
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        check.reported(pack(BOTH_PROTOCOLS))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
