@@ -45,10 +45,15 @@ def play_random(game: Game, rng: random.Random, *, until_hand_ends: bool = False
     """
     start = len(game.results)
     playing = Phase.PLAYING
+    # Bound once: looking a method up on a Random (a Python subclass) costs more than calling it.
+    uniform = rng.random
     while game.outcome is None and not (until_hand_ends and len(game.results) > start):
         if game.phase is playing:
-            cards = game.legal_cards()
-            game.push(PLAYS[game.to_move][cards[int(rng.random() * len(cards))]])
+            # The k-th legal card from the mask, as ``game.legal_cards()[k]`` would give it
+            # without building the list.
+            legal = game.legal_mask()
+            card = nth_card(legal, int(uniform() * legal.bit_count()))
+            game.push(PLAYS[game.to_move][card])
         else:
             decision = game.pending[0]
             mask = decision.choices.mask
@@ -61,7 +66,11 @@ def play_random(game: Game, rng: random.Random, *, until_hand_ends: bool = False
 
 def pick_card(mask: int, rng: random.Random) -> int:
     """A uniformly random card of a non-empty mask."""
-    k = rng.randrange(mask.bit_count())
+    return nth_card(mask, rng.randrange(mask.bit_count()))
+
+
+def nth_card(mask: int, k: int) -> int:
+    """The card of index ``k`` (from 0) among the mask's cards, lowest first."""
     for _ in range(k):
         mask &= mask - 1
     return (mask & -mask).bit_length() - 1
