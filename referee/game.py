@@ -77,6 +77,8 @@ _PLAY_TYPE: Final = Play
 _EXPOSE_TYPE: Final = Expose
 _PASS_TYPE: Final = Pass
 _TRICK_TYPE: Final = Trick
+_HAND_RESULT_TYPE: Final = HandResult
+_OUTCOME_TYPE: Final = Outcome
 _SUIT_BITS: Final = 0x1FFF
 _HEARTS: Final = 0x1FFF << 26
 _SPADES: Final = 0x1FFF << 39
@@ -409,7 +411,7 @@ class Game:
             totals[s] = totals[s] + seats[s].score
         standing = self.standing()
         fields = (self.hand_number, CardSet(self.exposed), seats, standing)
-        self.results.append(_new_tuple(HandResult, fields))
+        self.results.append(_new_tuple(_HAND_RESULT_TYPE, fields))
         self.hand_tricks.append(tuple(self.tricks))
         termination = self._termination(standing)
         if termination is None:
@@ -418,9 +420,10 @@ class Game:
         self.phase = Phase.OVER
         self._waiting = []
         self.to_move = -1
-        out = tuple(s for s in range(4) if standing[s] <= rules.losing_threshold)
+        threshold = rules.losing_threshold
+        out = tuple([s for s in range(4) if standing[s] <= threshold])
         ending = (termination, standing, self._places(standing), out, self.hand_number)
-        self.outcome = _new_tuple(Outcome, ending)
+        self.outcome = _new_tuple(_OUTCOME_TYPE, ending)
 
     def standing(self) -> tuple[int, int, int, int]:
         """The totals that decide the match: each seat's, or with ``teams`` its team's."""
@@ -440,8 +443,9 @@ class Game:
     def _termination(self, standing: tuple[int, int, int, int]) -> Termination | None:
         rules = self.rules
         n = self.hand_number
-        if rules.fixed_hands is not None:
-            return Termination.FIXED_HANDS if n >= rules.fixed_hands else None
+        fixed_hands = rules.fixed_hands
+        if fixed_hands is not None:
+            return Termination.FIXED_HANDS if n >= fixed_hands else None
         # With teams the two entries of a team are equal; compare teams, not seats.
         entries = standing[:2] if rules.teams else standing
         reason: Termination | None = None
