@@ -636,7 +636,10 @@ class Game:
     def expose(self, seat: int, cards: CardSet | int | str | Iterable[str] = 0) -> None:
         """Expose cards for ``seat`` (none by default): ``game.expose(0, "QS AH")``, or a
         :class:`CardSet` or a mask, as a fast driver has them."""
-        exposed = cards if isinstance(cards, CardSet) else CardSet(cards_of(cards))
+        if isinstance(cards, CardSet):
+            exposed = cards
+        else:  # a mask, as play_random gives it, is checked by CardSet itself
+            exposed = CardSet(cards) if isinstance(cards, int) else CardSet(cards_of(cards))
         self.push(_new_tuple(_EXPOSE_TYPE, (seat, exposed)))
 
     def pop(self) -> AnyMove:

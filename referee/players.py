@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from referee.cards import CardSet
+from referee.cards import EXPOSABLE_MASK, CardSet
 from referee.game import Game
 from referee.moves import PLAYS, AnyMove, Decision, DecisionKind, Expose, Pass, Play
 from referee.observation import Observation
@@ -44,7 +44,7 @@ def play_random(game: Game, rng: random.Random, *, until_hand_ends: bool = False
     The fast loop behind benchmarks and search playouts; exposures and passes are random too.
     """
     start = len(game.results)
-    playing = Phase.PLAYING
+    playing, exposing = Phase.PLAYING, Phase.EXPOSING
     # Bound once: looking a method up on a Random (a Python subclass) costs more than calling it.
     uniform = rng.random
     while game.outcome is None and not (until_hand_ends and len(game.results) > start):
@@ -54,14 +54,14 @@ def play_random(game: Game, rng: random.Random, *, until_hand_ends: bool = False
             legal = game.legal_mask()
             card = nth_card(legal, int(uniform() * card_count(legal)))
             game.push(PLAYS[game.to_move][card])
+        elif game.phase is exposing:
+            # The first seat of game.pending, read without building its decisions.
+            seat = game.pending_exposers()[0]
+            game.expose(seat, game.hands[seat] & EXPOSABLE_MASK & rng.getrandbits(52))
         else:
             decision = game.pending[0]
-            mask = decision.choices.mask
-            if decision.kind is DecisionKind.EXPOSE:
-                game.expose(decision.seat, mask & rng.getrandbits(52))
-            else:
-                chosen = rng.sample(game.hand(decision.seat).names(), decision.count or 0)
-                game.push(Pass(decision.seat, CardSet.parse(chosen)))
+            chosen = rng.sample(game.hand(decision.seat).names(), decision.count or 0)
+            game.push(Pass(decision.seat, CardSet.parse(chosen)))
 
 
 def pick_card(mask: int, rng: random.Random) -> int:
