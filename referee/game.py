@@ -385,7 +385,8 @@ class Game:
         mask = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
         best = (mask & led).bit_length() - 1
         winner = (leader + trick.index(best)) % 4
-        self.tricks.append(_new_tuple(_TRICK_TYPE, (leader, (c0, c1, c2, c3), winner)))
+        # tuple(trick) reuses the list's card objects; (c0, c1, c2, c3) would box them again.
+        self.tricks.append(_new_tuple(_TRICK_TYPE, (leader, tuple(trick), winner)))
         self.taken[winner] = self.taken[winner] | mask
         self.opened |= led
         trick.clear()
