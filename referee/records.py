@@ -137,10 +137,13 @@ def places_of(totals: Sequence[int]) -> tuple[int, int, int, int]:
     >>> places_of([-1010, 150, 120, 150])
     (4, 1, 3, 1)
     """
+    # Loops over a tuple, not sum() over a generator: compiled, a generator is an object and a
+    # Sequence is iterated through its __iter__, a tuple natively.
+    seats = tuple(totals)
     places = []
-    for total in totals:  # loops, not sum() over a generator: compiled, a generator is an object
+    for total in seats:
         place = 1
-        for other in totals:
+        for other in seats:
             if other > total:
                 place += 1
         places.append(place)
