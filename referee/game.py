@@ -88,8 +88,10 @@ _new_tuple: Final = tuple.__new__
 bound once, since looking ``tuple.__new__`` up costs as much again (13 tricks a hand)."""
 
 
-_TrickUndo = tuple[int, int, int, int, bool]
-"""Undo record of a play that completes a trick: leader, led mask, opened, pig taker, broken."""
+_TrickUndo = tuple[bool, int, bool]
+"""Undo record of a play that completes a trick: whether the trick opened its suit, the pig's
+taker and whether hearts were broken before it. (Its leader and suit are the trick's own: kept
+out, the record holds no mask, which would be a new int object.)"""
 _ExposeUndo = tuple[list[int], int]
 """Undo record of an exposure: the seats waiting before it, and the exposed mask."""
 
@@ -590,12 +592,8 @@ class Game:
                 trick.append(card)
                 self.to_move = (seat + 1) % 4
             elif len(self.tricks) < 12:
-                self._undo.append(
-                    (
-                        self.leader, self._led_mask, self.opened, self._pig_taker,
-                        self.hearts_broken,
-                    )
-                )  # fmt: skip
+                opens_suit = not self._led_mask & self.opened
+                self._undo.append((opens_suit, self._pig_taker, self.hearts_broken))
                 self.hands[seat] = self.hands[seat] ^ bit
                 if bit & _HEARTS and not self._led_mask & _HEARTS:
                     self.hearts_broken = True
@@ -673,10 +671,11 @@ class Game:
             self.trick = list(last.cards[:3])
             self.hands[seat] |= 1 << card
             self.to_move = seat
-            trick_undo = cast(_TrickUndo, undo)
-            self.leader, self._led_mask, self.opened, self._pig_taker, self.hearts_broken = (
-                trick_undo
-            )
+            opened_suit, self._pig_taker, self.hearts_broken = cast(_TrickUndo, undo)
+            self.leader = last.leader
+            self._led_mask = SUIT_MASKS[last.cards[0] // 13]
+            if opened_suit:
+                self.opened ^= self._led_mask
         return move
 
     def _refuse_play(self, seat: object, card: object) -> NoReturn:
