@@ -8,12 +8,16 @@ between random players is reproducible.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from referee.cards import EXPOSABLE_MASK, CardSet
 from referee.game import Game
 from referee.moves import PLAYS, AnyMove, Decision, DecisionKind, Expose, Pass, Play
 from referee.observation import Observation
 from referee.records import Phase
+
+if TYPE_CHECKING:
+    from mypy_extensions import i64
 
 
 class RandomPlayer:
@@ -69,19 +73,21 @@ def pick_card(mask: int, rng: random.Random) -> int:
     return nth_card(mask, rng.randrange(mask.bit_count()))
 
 
-def card_count(mask: int) -> int:
+def card_count(mask: i64) -> int:
     """``mask.bit_count()``, which compiled code calls as a generic method (about 350
-    instructions); this loop runs natively, a few instructions a card."""
-    count = 0
+    instructions); this loop runs natively, a few instructions a card (``i64``: compiled, a
+    machine word rather than a tagged integer that every operation checks; a mask has 52 bits)."""
+    count: i64 = 0
     while mask:
         mask &= mask - 1
         count += 1
     return count
 
 
-def nth_card(mask: int, k: int) -> int:
-    """The card of index ``k`` (from 0) among the mask's cards, lowest first."""
+def nth_card(mask: i64, k: i64) -> int:
+    """The card of index ``k`` (from 0) among the mask's cards, lowest first (``i64``: see
+    :func:`card_count`)."""
     while k:  # not ``for _ in range(k)``: compiled, that boxes ``_`` on every turn
         mask &= mask - 1
         k -= 1
-    return (mask & -mask).bit_length() - 1
+    return int(mask & -mask).bit_length() - 1
