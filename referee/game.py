@@ -226,6 +226,9 @@ class Game:
     _legal: int
     _lead_rules: bool
     """Whether a variant restricts what a trick's leader may lead (read once: rules are fixed)."""
+    _sequential: bool
+    """``rules.sequential_exposure``, read once (an attribute of the pure-Python Rules costs a
+    dictionary lookup; this flag is read twice an exposure)."""
     _led_mask: int
     _pig_taker: int
     _waiting: list[int]
@@ -240,6 +243,7 @@ class Game:
         self.rules = rules if rules is not None else Rules()
         r = self.rules
         self._lead_rules = r.lead_2c or r.no_spade_lead_first_trick or r.hearts_must_break
+        self._sequential = r.sequential_exposure
         self.seed = seed
         self._explicit = None if deals is None else [parse_deal(d) for d in deals]
         self.totals = [0, 0, 0, 0]
@@ -475,7 +479,7 @@ class Game:
         if phase is Phase.PLAYING:
             return [Decision(self.to_move, DecisionKind.PLAY, CardSet(self.legal_mask()), 1)]
         if phase is Phase.EXPOSING:
-            seats = self._waiting[:1] if self.rules.sequential_exposure else self._waiting
+            seats = self._waiting[:1] if self._sequential else self._waiting
             return [
                 Decision(s, DecisionKind.EXPOSE, CardSet(self.hands[s] & EXPOSABLE_MASK), None)
                 for s in seats
@@ -703,7 +707,7 @@ class Game:
             raise NotYourTurnError(Reason(Refusal.NO_DECISION, seat=seat, kind=kind))
         if (
             kind is DecisionKind.EXPOSE
-            and self.rules.sequential_exposure
+            and self._sequential
             and seat != self._waiting[0]
         ):
             raise NotYourTurnError(_not_your_turn(self._waiting[0], seat, DecisionKind.EXPOSE))
@@ -725,7 +729,7 @@ class Game:
     def _expose(self, seat: int, mask: int) -> None:
         self.exposed_by[seat] = mask
         self._waiting.remove(seat)
-        if self.rules.sequential_exposure:
+        if self._sequential:
             self.exposed |= mask
         if not self._waiting:
             self.exposed = (
