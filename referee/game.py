@@ -227,8 +227,9 @@ class Game:
     _lead_rules: bool
     """Whether a variant restricts what a trick's leader may lead (read once: rules are fixed)."""
     _sequential: bool
-    """``rules.sequential_exposure``, read once (an attribute of the pure-Python Rules costs a
-    dictionary lookup; this flag is read twice an exposure)."""
+    _teams: bool
+    """``rules.sequential_exposure`` and ``rules.teams``, read once (an attribute of the
+    pure-Python Rules costs a dictionary lookup; these are read at every exposure, every hand)."""
     _led_mask: int
     _pig_taker: int
     _waiting: list[int]
@@ -244,6 +245,7 @@ class Game:
         r = self.rules
         self._lead_rules = r.lead_2c or r.no_spade_lead_first_trick or r.hearts_must_break
         self._sequential = r.sequential_exposure
+        self._teams = r.teams
         self.seed = seed
         self._explicit = None if deals is None else [parse_deal(d) for d in deals]
         self.totals = [0, 0, 0, 0]
@@ -370,8 +372,9 @@ class Game:
         else:
             self.first_leader = self._pig_taker
         if rules.exposure:
-            order = [(self.first_leader + i) % 4 for i in range(4)]
-            self._waiting = [s for s in order if self.hands[s] & EXPOSABLE_MASK]
+            first = self.first_leader
+            in_order = [(first + i) % 4 for i in range(4)]
+            self._waiting = [s for s in in_order if self.hands[s] & EXPOSABLE_MASK]
             if self._waiting:
                 self.phase = Phase.EXPOSING
                 return
@@ -435,13 +438,13 @@ class Game:
     def standing(self) -> tuple[int, int, int, int]:
         """The totals that decide the match: each seat's, or with ``teams`` its team's."""
         t = self.totals
-        if self.rules.teams:
+        if self._teams:
             a, b = t[0] + t[2], t[1] + t[3]
             return a, b, a, b
         return t[0], t[1], t[2], t[3]
 
     def _places(self, standing: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-        if self.rules.teams:
+        if self._teams:
             a, b = standing[0], standing[1]
             pa, pb = (1 if a >= b else 2), (1 if b >= a else 2)
             return pa, pb, pa, pb
@@ -454,7 +457,7 @@ class Game:
         if fixed_hands is not None:
             return Termination.FIXED_HANDS if n >= fixed_hands else None
         # With teams the two entries of a team are equal; compare teams, not seats.
-        entries = standing[:2] if rules.teams else standing
+        entries = standing[:2] if self._teams else standing
         reason: Termination | None = None
         if min(entries) <= rules.losing_threshold:
             reason = Termination.THRESHOLD
