@@ -23,7 +23,7 @@ Play(seat=2, card=39)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, NamedTuple, NoReturn, cast
+from typing import Any, Final, NoReturn, cast
 
 from referee.cards import (
     CARD_NAMES,
@@ -96,11 +96,24 @@ _ExposeUndo = tuple[list[int], int]
 """Undo record of an exposure: the seats waiting before it, and the exposed mask."""
 
 
-class _Snapshot(NamedTuple):
-    scalars: tuple[Any, ...]
-    lists: tuple[list[int], ...]
-    lengths: tuple[int, int, int, int]
-    tricks: list[Trick]
+class _Snapshot:
+    """Undo record of a move that may start a hand (the last play of one) or a pass: the game's
+    scalars, copies of its lists, the lengths of its histories and its list of tricks. A class,
+    not a NamedTuple: compiled, it is built natively."""
+
+    __slots__ = ("lengths", "lists", "scalars", "tricks")
+
+    def __init__(
+        self,
+        scalars: tuple[Any, ...],
+        lists: tuple[list[int], ...],
+        lengths: tuple[int, int, int, int],
+        tricks: list[Trick],
+    ) -> None:
+        self.scalars = scalars
+        self.lists = lists
+        self.lengths = lengths
+        self.tricks = tricks
 
 
 def _mask_of_sets(sets: Iterable[CardSet]) -> int:
@@ -708,11 +721,7 @@ class Game:
             )
         if seat not in self._waiting:
             raise NotYourTurnError(Reason(Refusal.NO_DECISION, seat=seat, kind=kind))
-        if (
-            kind is DecisionKind.EXPOSE
-            and self._sequential
-            and seat != self._waiting[0]
-        ):
+        if kind is DecisionKind.EXPOSE and self._sequential and seat != self._waiting[0]:
             raise NotYourTurnError(_not_your_turn(self._waiting[0], seat, DecisionKind.EXPOSE))
 
     def _check_exposure(self, move: Expose) -> None:
@@ -765,7 +774,7 @@ class Game:
     # -- undo ----------------------------------------------------------------------------------
 
     def _snapshot(self) -> _Snapshot:
-        fields = (
+        return _Snapshot(
             (
                 self.hand_number, self.phase, self.dealer, self.first_leader, self.leader,
                 self.to_move, self.exposed, self.opened, self.hearts_broken, self._led_mask,
@@ -778,7 +787,6 @@ class Game:
             (len(self.tricks), len(self.results), len(self.deals), len(self.hand_tricks)),
             self.tricks,
         )  # fmt: skip
-        return _new_tuple(_Snapshot, fields)
 
     def _restore(self, snap: _Snapshot) -> None:
         (
