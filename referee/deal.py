@@ -34,14 +34,18 @@ class DealError(ValueError):
 
 
 _KEYS: Final = struct.Struct(">52I")
+# Bound once, read as C globals when compiled rather than looked up as attributes every deal.
+_shake_256: Final = hashlib.shake_256
+_unpack_keys: Final = _KEYS.unpack
+_KEY_BYTES: Final = _KEYS.size
 
 
 def deal_from_seed(seed: Seed, hand_number: int) -> Deal:
     """The deal of hand ``hand_number`` (from 1) of the match with this seed."""
-    stream = hashlib.shake_256(f"gongzhu-deal:{seed}:{hand_number}".encode()).digest(_KEYS.size)
+    stream = _shake_256(f"gongzhu-deal:{seed}:{hand_number}".encode()).digest(_KEY_BYTES)
     # Sorting key * 64 + card sorts by (key, card). As floats (exact: 38 bits), since CPython
     # sorts floats with a fast comparison and ints this wide with the generic one.
-    keys: tuple[int, ...] = _KEYS.unpack(stream)
+    keys: tuple[int, ...] = _unpack_keys(stream)
     order = [float(key << 6 | card) for card, key in enumerate(keys)]
     order.sort()
     return _hand_of(order, 0), _hand_of(order, 13), _hand_of(order, 26), _hand_of(order, 39)

@@ -23,7 +23,7 @@ Play(seat=2, card=39)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, NamedTuple, NoReturn, cast
+from typing import Any, Final, NoReturn, cast
 
 from referee.cards import (
     CARD_NAMES,
@@ -77,6 +77,8 @@ _PLAY_TYPE: Final = Play
 _EXPOSE_TYPE: Final = Expose
 _PASS_TYPE: Final = Pass
 _TRICK_TYPE: Final = Trick
+_HAND_RESULT_TYPE: Final = HandResult
+_OUTCOME_TYPE: Final = Outcome
 _SUIT_BITS: Final = 0x1FFF
 _HEARTS: Final = 0x1FFF << 26
 _SPADES: Final = 0x1FFF << 39
@@ -86,17 +88,32 @@ _new_tuple: Final = tuple.__new__
 bound once, since looking ``tuple.__new__`` up costs as much again (13 tricks a hand)."""
 
 
-_TrickUndo = tuple[int, int, int, int, bool]
-"""Undo record of a play that completes a trick: leader, led mask, opened, pig taker, broken."""
+_TrickUndo = tuple[bool, int, bool]
+"""Undo record of a play that completes a trick: whether the trick opened its suit, the pig's
+taker and whether hearts were broken before it. (Its leader and suit are the trick's own: kept
+out, the record holds no mask, which would be a new int object.)"""
 _ExposeUndo = tuple[list[int], int]
 """Undo record of an exposure: the seats waiting before it, and the exposed mask."""
 
 
-class _Snapshot(NamedTuple):
-    scalars: tuple[Any, ...]
-    lists: tuple[list[int], ...]
-    lengths: tuple[int, int, int, int]
-    tricks: list[Trick]
+class _Snapshot:
+    """Undo record of a move that may start a hand (the last play of one) or a pass: the game's
+    scalars, copies of its lists, the lengths of its histories and its list of tricks. A class,
+    not a NamedTuple: compiled, it is built natively."""
+
+    __slots__ = ("lengths", "lists", "scalars", "tricks")
+
+    def __init__(
+        self,
+        scalars: tuple[Any, ...],
+        lists: tuple[list[int], ...],
+        lengths: tuple[int, int, int, int],
+        tricks: list[Trick],
+    ) -> None:
+        self.scalars = scalars
+        self.lists = lists
+        self.lengths = lengths
+        self.tricks = tricks
 
 
 def _mask_of_sets(sets: Iterable[CardSet]) -> int:
@@ -222,6 +239,10 @@ class Game:
     _legal: int
     _lead_rules: bool
     """Whether a variant restricts what a trick's leader may lead (read once: rules are fixed)."""
+    _sequential: bool
+    _teams: bool
+    """``rules.sequential_exposure`` and ``rules.teams``, read once (an attribute of the
+    pure-Python Rules costs a dictionary lookup; these are read at every exposure, every hand)."""
     _led_mask: int
     _pig_taker: int
     _waiting: list[int]
@@ -236,6 +257,8 @@ class Game:
         self.rules = rules if rules is not None else Rules()
         r = self.rules
         self._lead_rules = r.lead_2c or r.no_spade_lead_first_trick or r.hearts_must_break
+        self._sequential = r.sequential_exposure
+        self._teams = r.teams
         self.seed = seed
         self._explicit = None if deals is None else [parse_deal(d) for d in deals]
         self.totals = [0, 0, 0, 0]
@@ -362,8 +385,9 @@ class Game:
         else:
             self.first_leader = self._pig_taker
         if rules.exposure:
-            order = [(self.first_leader + i) % 4 for i in range(4)]
-            self._waiting = [s for s in order if self.hands[s] & EXPOSABLE_MASK]
+            first = self.first_leader
+            in_order = [(first + i) % 4 for i in range(4)]
+            self._waiting = [s for s in in_order if self.hands[s] & EXPOSABLE_MASK]
             if self._waiting:
                 self.phase = Phase.EXPOSING
                 return
@@ -383,7 +407,8 @@ class Game:
         mask = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
         best = (mask & led).bit_length() - 1
         winner = (leader + trick.index(best)) % 4
-        self.tricks.append(_new_tuple(_TRICK_TYPE, (leader, (c0, c1, c2, c3), winner)))
+        # tuple(trick) reuses the list's card objects; (c0, c1, c2, c3) would box them again.
+        self.tricks.append(_new_tuple(_TRICK_TYPE, (leader, tuple(trick), winner)))
         self.taken[winner] = self.taken[winner] | mask
         self.opened |= led
         trick.clear()
@@ -409,7 +434,7 @@ class Game:
             totals[s] = totals[s] + seats[s].score
         standing = self.standing()
         fields = (self.hand_number, CardSet(self.exposed), seats, standing)
-        self.results.append(_new_tuple(HandResult, fields))
+        self.results.append(_new_tuple(_HAND_RESULT_TYPE, fields))
         self.hand_tricks.append(tuple(self.tricks))
         termination = self._termination(standing)
         if termination is None:
@@ -418,20 +443,21 @@ class Game:
         self.phase = Phase.OVER
         self._waiting = []
         self.to_move = -1
-        out = tuple(s for s in range(4) if standing[s] <= rules.losing_threshold)
+        threshold = rules.losing_threshold
+        out = tuple([s for s in range(4) if standing[s] <= threshold])
         ending = (termination, standing, self._places(standing), out, self.hand_number)
-        self.outcome = _new_tuple(Outcome, ending)
+        self.outcome = _new_tuple(_OUTCOME_TYPE, ending)
 
     def standing(self) -> tuple[int, int, int, int]:
         """The totals that decide the match: each seat's, or with ``teams`` its team's."""
         t = self.totals
-        if self.rules.teams:
+        if self._teams:
             a, b = t[0] + t[2], t[1] + t[3]
             return a, b, a, b
         return t[0], t[1], t[2], t[3]
 
     def _places(self, standing: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-        if self.rules.teams:
+        if self._teams:
             a, b = standing[0], standing[1]
             pa, pb = (1 if a >= b else 2), (1 if b >= a else 2)
             return pa, pb, pa, pb
@@ -440,10 +466,11 @@ class Game:
     def _termination(self, standing: tuple[int, int, int, int]) -> Termination | None:
         rules = self.rules
         n = self.hand_number
-        if rules.fixed_hands is not None:
-            return Termination.FIXED_HANDS if n >= rules.fixed_hands else None
+        fixed_hands = rules.fixed_hands
+        if fixed_hands is not None:
+            return Termination.FIXED_HANDS if n >= fixed_hands else None
         # With teams the two entries of a team are equal; compare teams, not seats.
-        entries = standing[:2] if rules.teams else standing
+        entries = standing[:2] if self._teams else standing
         reason: Termination | None = None
         if min(entries) <= rules.losing_threshold:
             reason = Termination.THRESHOLD
@@ -468,7 +495,7 @@ class Game:
         if phase is Phase.PLAYING:
             return [Decision(self.to_move, DecisionKind.PLAY, CardSet(self.legal_mask()), 1)]
         if phase is Phase.EXPOSING:
-            seats = self._waiting[:1] if self.rules.sequential_exposure else self._waiting
+            seats = self._waiting[:1] if self._sequential else self._waiting
             return [
                 Decision(s, DecisionKind.EXPOSE, CardSet(self.hands[s] & EXPOSABLE_MASK), None)
                 for s in seats
@@ -585,12 +612,8 @@ class Game:
                 trick.append(card)
                 self.to_move = (seat + 1) % 4
             elif len(self.tricks) < 12:
-                self._undo.append(
-                    (
-                        self.leader, self._led_mask, self.opened, self._pig_taker,
-                        self.hearts_broken,
-                    )
-                )  # fmt: skip
+                opens_suit = not self._led_mask & self.opened
+                self._undo.append((opens_suit, self._pig_taker, self.hearts_broken))
                 self.hands[seat] = self.hands[seat] ^ bit
                 if bit & _HEARTS and not self._led_mask & _HEARTS:
                     self.hearts_broken = True
@@ -632,7 +655,10 @@ class Game:
     def expose(self, seat: int, cards: CardSet | int | str | Iterable[str] = 0) -> None:
         """Expose cards for ``seat`` (none by default): ``game.expose(0, "QS AH")``, or a
         :class:`CardSet` or a mask, as a fast driver has them."""
-        exposed = cards if isinstance(cards, CardSet) else CardSet(cards_of(cards))
+        if isinstance(cards, CardSet):
+            exposed = cards
+        else:  # a mask, as play_random gives it, is checked by CardSet itself
+            exposed = CardSet(cards) if isinstance(cards, int) else CardSet(cards_of(cards))
         self.push(_new_tuple(_EXPOSE_TYPE, (seat, exposed)))
 
     def pop(self) -> AnyMove:
@@ -665,10 +691,11 @@ class Game:
             self.trick = list(last.cards[:3])
             self.hands[seat] |= 1 << card
             self.to_move = seat
-            trick_undo = cast(_TrickUndo, undo)
-            self.leader, self._led_mask, self.opened, self._pig_taker, self.hearts_broken = (
-                trick_undo
-            )
+            opened_suit, self._pig_taker, self.hearts_broken = cast(_TrickUndo, undo)
+            self.leader = last.leader
+            self._led_mask = SUIT_MASKS[last.cards[0] // 13]
+            if opened_suit:
+                self.opened ^= self._led_mask
         return move
 
     def _refuse_play(self, seat: object, card: object) -> NoReturn:
@@ -694,11 +721,7 @@ class Game:
             )
         if seat not in self._waiting:
             raise NotYourTurnError(Reason(Refusal.NO_DECISION, seat=seat, kind=kind))
-        if (
-            kind is DecisionKind.EXPOSE
-            and self.rules.sequential_exposure
-            and seat != self._waiting[0]
-        ):
+        if kind is DecisionKind.EXPOSE and self._sequential and seat != self._waiting[0]:
             raise NotYourTurnError(_not_your_turn(self._waiting[0], seat, DecisionKind.EXPOSE))
 
     def _check_exposure(self, move: Expose) -> None:
@@ -718,7 +741,7 @@ class Game:
     def _expose(self, seat: int, mask: int) -> None:
         self.exposed_by[seat] = mask
         self._waiting.remove(seat)
-        if self.rules.sequential_exposure:
+        if self._sequential:
             self.exposed |= mask
         if not self._waiting:
             self.exposed = (
@@ -751,7 +774,7 @@ class Game:
     # -- undo ----------------------------------------------------------------------------------
 
     def _snapshot(self) -> _Snapshot:
-        fields = (
+        return _Snapshot(
             (
                 self.hand_number, self.phase, self.dealer, self.first_leader, self.leader,
                 self.to_move, self.exposed, self.opened, self.hearts_broken, self._led_mask,
@@ -764,7 +787,6 @@ class Game:
             (len(self.tricks), len(self.results), len(self.deals), len(self.hand_tricks)),
             self.tricks,
         )  # fmt: skip
-        return _new_tuple(_Snapshot, fields)
 
     def _restore(self, snap: _Snapshot) -> None:
         (

@@ -8,12 +8,16 @@ between random players is reproducible.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
-from referee.cards import CardSet
+from referee.cards import EXPOSABLE_MASK, CardSet
 from referee.game import Game
 from referee.moves import PLAYS, AnyMove, Decision, DecisionKind, Expose, Pass, Play
 from referee.observation import Observation
 from referee.records import Phase
+
+if TYPE_CHECKING:
+    from mypy_extensions import i64
 
 
 class RandomPlayer:
@@ -44,24 +48,46 @@ def play_random(game: Game, rng: random.Random, *, until_hand_ends: bool = False
     The fast loop behind benchmarks and search playouts; exposures and passes are random too.
     """
     start = len(game.results)
-    playing = Phase.PLAYING
+    playing, exposing = Phase.PLAYING, Phase.EXPOSING
+    # Bound once: looking a method up on a Random (a Python subclass) costs more than calling it.
+    uniform = rng.random
     while game.outcome is None and not (until_hand_ends and len(game.results) > start):
         if game.phase is playing:
-            cards = game.legal_cards()
-            game.push(PLAYS[game.to_move][cards[int(rng.random() * len(cards))]])
+            # The k-th legal card from the mask, as ``game.legal_cards()[k]`` would give it
+            # without building the list.
+            legal = game.legal_mask()
+            card = nth_card(legal, int(uniform() * card_count(legal)))
+            game.push(PLAYS[game.to_move][card])
+        elif game.phase is exposing:
+            # The first seat of game.pending, read without building its decisions.
+            seat = game.pending_exposers()[0]
+            game.expose(seat, game.hands[seat] & EXPOSABLE_MASK & rng.getrandbits(52))
         else:
             decision = game.pending[0]
-            mask = decision.choices.mask
-            if decision.kind is DecisionKind.EXPOSE:
-                game.expose(decision.seat, mask & rng.getrandbits(52))
-            else:
-                chosen = rng.sample(game.hand(decision.seat).names(), decision.count or 0)
-                game.push(Pass(decision.seat, CardSet.parse(chosen)))
+            chosen = rng.sample(game.hand(decision.seat).names(), decision.count or 0)
+            game.push(Pass(decision.seat, CardSet.parse(chosen)))
 
 
 def pick_card(mask: int, rng: random.Random) -> int:
     """A uniformly random card of a non-empty mask."""
-    k = rng.randrange(mask.bit_count())
-    for _ in range(k):
+    return nth_card(mask, rng.randrange(mask.bit_count()))
+
+
+def card_count(mask: i64) -> int:
+    """``mask.bit_count()``, which compiled code calls as a generic method (about 350
+    instructions); this loop runs natively, a few instructions a card (``i64``: compiled, a
+    machine word rather than a tagged integer that every operation checks; a mask has 52 bits)."""
+    count: i64 = 0
+    while mask:
         mask &= mask - 1
-    return (mask & -mask).bit_length() - 1
+        count += 1
+    return count
+
+
+def nth_card(mask: i64, k: i64) -> int:
+    """The card of index ``k`` (from 0) among the mask's cards, lowest first (``i64``: see
+    :func:`card_count`)."""
+    while k:  # not ``for _ in range(k)``: compiled, that boxes ``_`` on every turn
+        mask &= mask - 1
+        k -= 1
+    return int(mask & -mask).bit_length() - 1

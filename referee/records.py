@@ -137,8 +137,17 @@ def places_of(totals: Sequence[int]) -> tuple[int, int, int, int]:
     >>> places_of([-1010, 150, 120, 150])
     (4, 1, 3, 1)
     """
-    p = [1 + sum(1 for other in totals if other > t) for t in totals]
-    return p[0], p[1], p[2], p[3]
+    # Loops over a tuple, not sum() over a generator: compiled, a generator is an object and a
+    # Sequence is iterated through its __iter__, a tuple natively.
+    seats = tuple(totals)
+    places = []
+    for total in seats:
+        place = 1
+        for other in seats:
+            if other > total:
+                place += 1
+        places.append(place)
+    return places[0], places[1], places[2], places[3]
 
 
 def qd_later_tricks(tricks: Sequence[Trick]) -> tuple[int, int, int, int]:

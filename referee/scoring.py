@@ -90,6 +90,10 @@ class SeatScore(NamedTuple):
         )
 
 
+_SEAT_SCORE: Final = SeatScore
+"""Read as a C global when compiled, where ``SeatScore`` is looked up in the module's dictionary."""
+
+
 def _hearts_table() -> tuple[int, ...]:
     table = [0] * (1 << 13)
     for subset in range(1, 1 << 13):
@@ -158,4 +162,4 @@ def score_seat(
     # the cost of scoring a seat in the compiled build.
     fields = (CardSet(scoring), hearts, all_hearts, pig, goat, transformer_bonus, multiplier,
               qd_bonus, capped, score)  # fmt: skip
-    return _new_tuple(SeatScore, fields)
+    return _new_tuple(_SEAT_SCORE, fields)

@@ -35,7 +35,7 @@ from referee import (
     parse_card,
     score_seat,
 )
-from referee.players import play_random
+from referee.players import card_count, nth_card, play_random
 from tests.referee.referee_support import deal_with, finish_hand, full_state, to_play
 
 EXCLUSIVE = [
@@ -598,6 +598,35 @@ def test_play_random_plays_legal_matches(rules, seed, rng_seed):
         model.push(move)
         assert_same(replay, model)
     assert full_state(replay) == full_state(game)
+
+
+@settings(max_examples=40)
+@given(profiles(max_hands=2), seeds, st.integers(min_value=0, max_value=2**32))
+def test_play_random_chooses_what_the_pending_decisions_and_legal_cards_give(rules, seed, rng_seed):
+    """play_random reads masks rather than game.legal_cards() and game.pending: the choices
+    from the same random stream are the ones those lists give."""
+    game = Game(rules, seed=seed)
+    play_random(game, random.Random(rng_seed))
+    rng, replay = random.Random(rng_seed), Game(rules, seed=seed)
+    while not replay.is_over():
+        decision = replay.pending[0]
+        if decision.kind is DecisionKind.PLAY:
+            cards = replay.legal_cards()
+            replay.push(Play(decision.seat, cards[int(rng.random() * len(cards))]))
+        elif decision.kind is DecisionKind.EXPOSE:
+            replay.expose(decision.seat, decision.choices.mask & rng.getrandbits(52))
+        else:
+            chosen = rng.sample(replay.hand(decision.seat).names(), decision.count)
+            replay.push(Pass(decision.seat, CardSet.parse(chosen)))
+    assert replay.move_stack == game.move_stack
+
+
+@given(st.integers(min_value=0, max_value=(1 << 52) - 1), st.integers(min_value=0, max_value=51))
+def test_card_count_and_nth_card_agree_with_the_card_set(mask, k):
+    cards = list(CardSet(mask))
+    assert card_count(mask) == len(cards)
+    if k < len(cards):
+        assert nth_card(mask, k) == cards[k]
 
 
 # -- Game.from_observation (positions for search) ------------------------------------------------
