@@ -253,7 +253,11 @@ class Game:
         *,
         seed: Seed = 0,
         deals: Iterable[Sequence[CardSet | int | str | Iterable[str]]] | None = None,
+        _deal: bool = True,
     ) -> None:
+        # _deal=False leaves the hand's fields unset, for copy() and from_observation() to fill
+        # in: they would throw the first hand's deal away, and dealing (SHA-256 keys and a sort)
+        # costs more than the rest of the copy.
         self.rules = rules if rules is not None else Rules()
         r = self.rules
         self._lead_rules = r.lead_2c or r.no_spade_lead_first_trick or r.hearts_must_break
@@ -271,7 +275,8 @@ class Game:
         self._legal = -1
         self._pig_taker = -1
         self.hand_number = 0
-        self._start_hand()
+        if _deal:
+            self._start_hand()
 
     # -- the hand's lifecycle -------------------------------------------------------------
 
@@ -334,18 +339,15 @@ class Game:
             size = 13 - len(obs.tricks) - (seat in in_trick)
             if mask.bit_count() != size:
                 raise DealError(f"seat {seat} must hold {size} cards now, not {mask.bit_count()}")
-        game = cls(obs.rules, seed=seed)
+        game = cls(obs.rules, seed=seed, _deal=False)
         game.hand_number = obs.hand_number
         game.totals = list(obs.totals)
         game.results = list(obs.results)
-        game.deals = []
-        game.hand_tricks = []
         game._clear_hand(masks)
         game.phase = Phase.PLAYING
         game.exposed_by = [e.mask for e in obs.exposed]
         game.exposed = _mask_of_sets(obs.exposed)
         game.tricks = list(obs.tricks)
-        game._pig_taker = -1
         for trick in game.tricks:
             won = _mask_of(trick.cards)
             game.taken[trick.winner] |= won
@@ -808,7 +810,7 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy; the copy cannot :meth:`pop` moves made before it was taken."""
-        clone = Game(self.rules, seed=self.seed)
+        clone = Game(self.rules, seed=self.seed, _deal=False)
         clone._explicit = self._explicit
         clone._restore(self._snapshot())
         clone.tricks = self.tricks[:]

@@ -556,6 +556,48 @@ def test_copy_is_independent_of_the_original(rules, seed, rnd, length):
     assert full_state(clone) == copied
 
 
+GAME_FIELDS = getattr(Game, "__mypyc_attrs__", None) or tuple(Game.__annotations__)
+"""Every field of a game (compiled, the class lists its attributes instead of annotating them)."""
+
+
+def fields_of(game, skip):
+    """Every field's value but the skipped ones; an unset field raises AttributeError."""
+    return {name: getattr(game, name) for name in GAME_FIELDS if name not in skip}
+
+
+def play_on_both(game, other, rnd):
+    """Play the match out on ``game``, pushing the same moves to ``other``."""
+    while not game.is_over():
+        move = random_move(game, rnd)
+        game.push(move)
+        other.push(move)
+
+
+def dealt_from_seed(game, seed, first_hand=1):
+    """Whether the game's deals are those of ``seed``, hand by hand from ``first_hand``."""
+    return game.deals == [
+        deal_from_seed(seed, n) for n in range(first_hand, first_hand + len(game.deals))
+    ]
+
+
+@settings(max_examples=80)
+@given(profiles(max_hands=3), seeds, randoms, st.integers(min_value=0, max_value=200))
+def test_copy_has_every_field_of_the_original_and_deals_the_same_hands_after(
+    rules, seed, rnd, length
+):
+    game = Game(rules, seed=seed)
+    play_out(game, rnd, limit=length)
+    clone = game.copy()
+    # The copy cannot pop earlier moves; the cache of legal cards is compared by value.
+    private = ("_undo", "_legal")
+    assert fields_of(clone, private) == fields_of(game, private)
+    assert clone._undo == []
+    assert clone.legal_moves == game.legal_moves
+    play_on_both(game, clone, rnd)
+    assert fields_of(clone, private) == fields_of(game, private)
+    assert dealt_from_seed(clone, seed)
+
+
 def test_copy_keeps_following_the_explicit_deals():
     first, second = deal_with({0: "2S"}), deal_with({2: "2S QS"})
     game = Game(Rules(fixed_hands=2), deals=[first, second])
@@ -677,6 +719,39 @@ def test_from_observation_with_the_true_hands_goes_on_like_the_game(rules, seed,
             assert comparable(rebuilt, number) == comparable(game, number)
     assert rebuilt.outcome == game.outcome
     assert rebuilt.results == game.results
+
+
+NOT_OBSERVED = {
+    "deals": [], "hand_tricks": [], "move_stack": [], "passed": [0, 0, 0, 0], "pass_offset": 0,
+    "_undo": [],
+}  # fmt: skip
+"""What a rebuilt position does not know of the game, and holds instead: nothing before the
+observed hand, and not the hand's passes."""
+
+
+@settings(max_examples=80)
+@given(profiles(max_hands=3), seeds, randoms, st.integers(min_value=0, max_value=120))
+def test_from_observation_has_every_observed_field_and_deals_the_same_hands_after(
+    rules, seed, rnd, length
+):
+    game = Game(rules, seed=seed)
+    to_trick_play(game, rnd, length)
+    number = game.hand_number
+    rebuilt = Game.from_observation(
+        game.observation(rnd.randrange(4)), [game.hand(s) for s in range(4)], seed=seed
+    )
+    # The pig's taker before this hand is not observed, nor needed: this hand sets it again.
+    skip = (*NOT_OBSERVED, "_legal", "_pig_taker")
+    assert fields_of(rebuilt, skip) == fields_of(game, skip)
+    assert {name: getattr(rebuilt, name) for name in NOT_OBSERVED} == NOT_OBSERVED
+    assert rebuilt.legal_moves == game.legal_moves
+    play_on_both(game, rebuilt, rnd)
+    skip = ("deals", "hand_tricks", "move_stack", "_undo", "_legal")
+    if game.hand_number == number:  # the match ended in the observed hand
+        skip = (*skip, "passed", "pass_offset")
+    assert fields_of(rebuilt, skip) == fields_of(game, skip)
+    assert rebuilt.deals == game.deals[number:]
+    assert dealt_from_seed(rebuilt, seed, first_hand=number + 1)
 
 
 @settings(max_examples=40)
