@@ -74,3 +74,13 @@ def test_the_next_alarm_starts_the_thread_again_if_it_ended() -> None:
     clock.set(0, done.set)
     assert done.wait(10)
     assert clock._thread is not first
+
+
+@pytest.mark.parametrize("seconds", [0.0, -3.0], ids=["now", "past"])
+def test_an_alarm_due_now_or_in_the_past_rings_at_once(seconds: float) -> None:
+    """The clock stands still: only an alarm due by its reading rings (one due even a second
+    later would wait for ever)."""
+    clock = Alarms(clock=lambda: 100.0)
+    done = threading.Event()
+    clock.set(seconds, done.set)
+    assert done.wait(10)

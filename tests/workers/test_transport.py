@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from arena.alarms import ALARMS, Alarm
-from arena.bot_connection import connect_public
+from arena.bot_connection import BotConnection, connect_public
 from arena.transport import (
     MAX_ANSWER_BYTES,
     BotTransport,
@@ -509,6 +509,35 @@ def test_the_request_is_one_post_with_the_documented_headers() -> None:
     verify(["s3cret"], headers, body, time.time())  # raises unless signed
 
 
+LONG_LABEL = "a" * 64 + ".example"
+"""A host name whose first label is over DNS's 63 characters: no IDNA encoding, no address."""
+
+
+@pytest.mark.parametrize(
+    ("url", "target", "host", "port"),
+    [
+        ("http://bot.example", "/", "bot.example", 80),
+        ("http://bot.example:80/play", "/play", "bot.example", 80),
+        ("http://bot.example:443/play", "/play", "bot.example:443", 443),
+        ("https://bot.example/play", "/play", "bot.example", 443),
+        ("https://bot.example:80/play", "/play", "bot.example:80", 80),
+        ("http://bot.example:8080/a b?q=1 2", "/a%20b?q=1%202", "bot.example:8080", 8080),
+        ("http://[2001:db8::1]/play", "/play", "[2001:db8::1]", 80),
+        ("https://[2001:db8::1]:8443/play", "/play", "[2001:db8::1]:8443", 8443),
+        ("http://bücher.example/play", "/play", "xn--bcher-kva.example", 80),
+        (f"http://{LONG_LABEL}/play", "/play", LONG_LABEL, 80),
+    ],
+)
+def test_the_request_line_host_and_port_are_the_url_s(
+    url: str, target: str, host: str, port: int
+) -> None:
+    """The port a URL leaves out is its scheme's, and the Host header names a port only where
+    it is not that one."""
+    connection = BotConnection(url, allow_private=False)
+    assert connection.head.startswith(f"POST {target} HTTP/1.1\r\nHost: {host}\r\n")
+    assert connection.port == port
+
+
 def test_proxies_from_the_environment_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
     with bot(answers(response(b"proxied"))) as proxy, bot(answers(response(HELLO))) as running:
         for name in ("NO_PROXY", "no_proxy"):
@@ -624,6 +653,16 @@ def test_a_name_that_does_not_resolve_says_so(
     ):
         t.hello(hello_request(), 5.0)
     assert reason in str(failed.value)
+
+
+def test_a_name_that_cannot_be_encoded_says_it_does_not_resolve() -> None:
+    with (
+        transport(f"http://{LONG_LABEL}/bot", allow_private=False) as t,
+        pytest.raises(HelloError) as failed,
+    ):
+        t.hello(hello_request(), 5.0)
+    assert f"could not connect to the bot at http://{LONG_LABEL}/bot: " in str(failed.value)
+    assert f"Failed to resolve '{LONG_LABEL}'" in str(failed.value)
 
 
 @pytest.fixture(scope="module")
