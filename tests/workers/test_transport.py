@@ -273,27 +273,37 @@ def test_the_deadline_is_checked_after_every_kilobyte_of_the_answer(seconds: flo
     assert len(running.requests) == 2
 
 
+@pytest.mark.parametrize("seconds", [150.0, 200.0], ids=["passed", "reached"])
 @pytest.mark.parametrize("size", [1, 1024])
-def test_an_answer_received_whole_after_the_deadline_is_late(size: int) -> None:
-    """Read at 0 (deadline 150), 100 (sent), then 200 for the answer's one chunk, however small
-    and however it was read: past the deadline."""
+def test_an_answer_received_whole_at_or_after_the_deadline_is_late(
+    size: int, seconds: float
+) -> None:
+    """Read at 0 (the deadline), 100 (sent), then 200 for the answer's one chunk, however small
+    and however it was read: past the deadline, or just at it."""
     with (
         bot(answers(response(b"a" * size))) as running,
         transport(running.url, clock=Ticking()) as t,
         pytest.raises(DeadlineError),
     ):
-        t.post(b"{}", 150.0)
+        t.post(b"{}", seconds)
 
 
 @pytest.mark.parametrize("seconds", [0.0, -0.5], ids=["none-left", "overdue"])
-def test_a_call_with_no_time_left_is_not_sent(seconds: float) -> None:
-    with (
-        bot(answers(response(HELLO))) as running,
-        transport(running.url, clock=lambda: 7.0) as t,
-        pytest.raises(DeadlineError),
-    ):
-        t.post(b"{}", seconds)
-    assert running.requests == []
+@pytest.mark.parametrize("kept_alive", [False, True], ids=["new", "kept-alive"])
+def test_a_call_with_no_time_left_is_not_sent(
+    seconds: float, kept_alive: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not even on a connection already open, where a write could still go out before the
+    watchdog (here, one that would ring only after a minute) shut it."""
+    with bot(answers(response(HELLO))) as running, transport(running.url, clock=lambda: 7.0) as t:
+        if kept_alive:
+            assert t.post(b"in time", 5.0) == (200, None, HELLO)
+        real = ALARMS.set
+        monkeypatch.setattr(ALARMS, "set", lambda seconds, call: real(60.0, call))
+        with pytest.raises(DeadlineError):
+            t.post(b"late", seconds)
+        assert t.exchange.bytes_sent == 0
+    assert running.requests == ([(1, b"in time")] if kept_alive else [])
 
 
 def _hang_up(conn: socket.socket, n: int) -> bool:
