@@ -717,6 +717,64 @@ def test_a_certificate_no_trusted_authority_signed_is_refused(tls: TlsPair) -> N
     assert running.requests == []
 
 
+@contextmanager
+def dripping_proxy(port: int) -> Iterator[str]:
+    """A TCP proxy on loopback in front of the bot on ``port`` that passes the bot's bytes on
+    one every 20 ms; its URL (``http``)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def pipe(source: socket.socket, sink: socket.socket, drip: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                for piece in [data[i : i + 1] for i in range(len(data))] if drip else [data]:
+                    sink.sendall(piece)
+                    time.sleep(0.02 if drip else 0)
+        except OSError:
+            pass  # the arena shut the connection
+        finally:
+            source.close()
+            sink.close()
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # closed
+            upstream = socket.create_connection(("127.0.0.1", port))
+            threading.Thread(target=pipe, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=pipe, args=(upstream, client, True), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/bot"
+    finally:
+        listener.close()
+
+
+def test_a_tls_handshake_is_cut_at_the_call_s_deadline(
+    tls: TlsPair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection that takes 1.5 s of a 2 s call, then the bot's side of the handshake one
+    byte every 20 ms: each read is quick, and the handshake's own time limit (what was left when
+    the connection began) would end it only at 3.5 s. The deadline ends it at 2 s."""
+    with bot(answers(response(HELLO)), tls[0]) as running, dripping_proxy(running.port) as url:
+        proxy = int(url.split(":")[2].split("/")[0])
+
+        def slow(sock: socket.socket, address: Any) -> None:
+            if address[1] == proxy:
+                time.sleep(1.5)
+            CONNECT(sock, address)
+
+        monkeypatch.setattr(socket.socket, "connect", slow)
+        with transport(url.replace("http:", "https:"), tls=tls[1]) as t:
+            started = time.monotonic()
+            with pytest.raises(DeadlineError):
+                t.post(b"{}", 2.0)
+            assert time.monotonic() - started < 3.0
+    assert running.requests == []
+
+
 # -- the hello -------------------------------------------------------------------------------------
 
 
