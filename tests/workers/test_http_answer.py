@@ -93,12 +93,22 @@ def test_an_interim_100_is_skipped_and_the_location_kept() -> None:
         (b"", "closed connection without response"),
         (b"HTTP/1.1 2\r\n\r\n", "not an HTTP status line"),
         (b"HTTP/1.1 OK\r\n\r\n", "not an HTTP status line"),
+        (b"HTTP/1.1 2000 OK\r\n\r\n", "not an HTTP status line"),
         (b"SPDY/3 200 OK\r\n\r\n", "not an HTTP status line"),
         (b"HTTP/2 200 OK\r\n\r\n", "not HTTP/1"),
         (b"HTTP/1.1 200 OK\r\nX: " + b"x" * MAX_LINE + b"\r\n\r\n", "longer than 64 KiB"),
         (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * (MAX_FIELDS + 1) + b"\r\n", "more than 100"),
     ],
-    ids=["nothing", "short-status", "no-status", "not-http", "http2", "long-line", "fields"],
+    ids=[
+        "nothing",
+        "short-status",
+        "no-status",
+        "long-status",
+        "not-http",
+        "http2",
+        "long-line",
+        "fields",
+    ],
 )
 def test_what_is_not_an_answer_says_why(raw: bytes, message: str) -> None:
     with pytest.raises(HttpAnswerError, match=message):
@@ -142,6 +152,8 @@ HEADS = {
     "no-blank": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n",
     "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
     "no-length": b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nall of it",
+    "no-colon": b"HTTP/1.0 200 OK\r\nKeep-Alive\r\nContent-Length: 2\r\n\r\nok",
+    "identity": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 2\r\n\r\nok",
 }
 
 
@@ -165,6 +177,7 @@ def test_a_small_body_already_received_is_taken_at_once_and_any_other_left_to_pi
     raw = b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody"
     whole = answer(raw, len(raw))
     assert whole.received(4) == b"body"
+    assert answer(raw, len(raw)).received(5) == b"body"
     larger = answer(raw, len(raw))
     assert larger.received(3) is None
     assert b"".join(larger.pieces(3)) == b"body"
@@ -228,3 +241,14 @@ def test_a_wrong_chunk_size_is_quoted_cut_short(size: bytes, shown: str) -> None
     raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + size + b"\r\n"
     with pytest.raises(HttpAnswerError, match=f"size is .*: b'{shown}'$"):
         body(raw)
+
+
+def test_a_transfer_coding_other_than_chunked_leaves_the_body_to_its_length() -> None:
+    pieces, read = body(HEADS["identity"])
+    assert (b"".join(pieces), read.chunked, read.will_close) == (b"ok", False, False)
+
+
+@pytest.mark.parametrize("at_once", [1, 1 << 20], ids=["byte-by-byte", "at-once"])
+def test_a_line_without_a_colon_is_no_field(at_once: int) -> None:
+    """HTTP/1.0 keeps the connection only for a Keep-Alive field: a bare word is none."""
+    assert _outcome(HEADS["no-colon"], at_once) == (200, None, True, 2, b"ok")
