@@ -84,3 +84,16 @@ def test_an_alarm_due_now_or_in_the_past_rings_at_once(seconds: float) -> None:
     done = threading.Event()
     clock.set(seconds, done.set)
     assert done.wait(10)
+
+
+def test_one_thread_rings_every_alarm_and_waits_for_the_next() -> None:
+    clock = Alarms()
+    first = threading.Event()
+    clock.set(0, first.set)
+    assert first.wait(10)
+    thread = clock._thread
+    time.sleep(0.05)  # nothing left to ring: the thread waits
+    second = threading.Event()
+    clock.set(0, second.set)
+    assert second.wait(10)
+    assert clock._thread is thread and thread is not None and thread.is_alive()
