@@ -178,6 +178,8 @@ def test_a_small_body_already_received_is_taken_at_once_and_any_other_left_to_pi
     whole = answer(raw, len(raw))
     assert whole.received(4) == b"body"
     assert answer(raw, len(raw)).received(5) == b"body"
+    followed = raw + b"HTTP/1.1"  # bytes after the answer, received with it
+    assert answer(followed, len(followed)).received(4) == b"body"
     larger = answer(raw, len(raw))
     assert larger.received(3) is None
     assert b"".join(larger.pieces(3)) == b"body"
