@@ -153,6 +153,7 @@ HEADS = {
     "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
     "no-length": b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nall of it",
     "no-colon": b"HTTP/1.0 200 OK\r\nKeep-Alive\r\nContent-Length: 2\r\n\r\nok",
+    "under-100": b"HTTP/1.1 099 Odd\r\nX: y\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
     "identity": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 2\r\n\r\nok",
 }
 
@@ -248,6 +249,12 @@ def test_a_wrong_chunk_size_is_quoted_cut_short(size: bytes, shown: str) -> None
 def test_a_transfer_coding_other_than_chunked_leaves_the_body_to_its_length() -> None:
     pieces, read = body(HEADS["identity"])
     assert (b"".join(pieces), read.chunked, read.will_close) == (b"ok", False, False)
+
+
+@pytest.mark.parametrize("at_once", [1, 1 << 20], ids=["byte-by-byte", "at-once"])
+def test_only_100_is_an_interim_answer(at_once: int) -> None:
+    """Another 1xx (or lower) status is the answer, with no body."""
+    assert _outcome(HEADS["under-100"], at_once)[:4] == (99, None, False, 0)
 
 
 @pytest.mark.parametrize("at_once", [1, 1 << 20], ids=["byte-by-byte", "at-once"])
