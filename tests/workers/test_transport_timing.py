@@ -240,3 +240,14 @@ def test_a_deadline_error_keeps_what_was_measured_before_it() -> None:
     exchange: Exchange = transport.exchange
     assert exchange.sent_ns is not None and exchange.received_ns is None
     assert exchange.bytes_received == 0 and exchange.bytes_sent
+
+
+def test_an_answer_read_in_many_reads_counts_all_its_bytes() -> None:
+    raw = response(b"x" * 40_000)  # a read takes at most 16 KiB
+    with bot(answers(raw)) as running_bot:
+        transport = BotTransport(running_bot.url, [SECRET], allow_private=True)
+        try:
+            transport.post(b"{}", 5.0)
+        finally:
+            transport.close()
+    assert transport.exchange.bytes_received == len(raw)
