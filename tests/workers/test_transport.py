@@ -476,6 +476,19 @@ def test_a_connection_the_bot_closed_while_idle_is_replaced_before_sending() -> 
     assert (second.connection, second.retried) == (Connection.NEW, False)
 
 
+def test_a_request_that_cannot_be_written_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    def reset(sock: socket.socket, data: bytes) -> None:
+        raise ConnectionResetError(errno.ECONNRESET, "Connection reset by peer")
+
+    monkeypatch.setattr(socket.socket, "sendall", reset)
+    with (
+        bot(answers(response(HELLO))) as running,
+        transport(running.url) as t,
+        pytest.raises(TransportError, match=r"^the request could not be sent: .*reset by peer"),
+    ):
+        t.post(b"{}", 5.0)
+
+
 def test_an_answer_cut_short_of_its_length_is_not_taken() -> None:
     """The bot announces 100 bytes, sends 10 and closes the connection."""
 

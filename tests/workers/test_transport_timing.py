@@ -6,6 +6,7 @@ out, what came in and when, and which deadline expired (the decision's limit, or
 
 from __future__ import annotations
 
+import itertools
 import socket
 import threading
 import time
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from arena import bot_connection
 from arena.exchange import Exchange, now_ns
 from arena.http_seat import HttpSeat
 from arena.match_loop import decide
@@ -132,6 +134,24 @@ def test_a_new_https_connection_has_its_tls_time_and_a_reused_one_none(tls: TlsP
     assert first.connect_ns + first.tls_ns <= took_ns  # parts of the call, one after the other
     assert second.connection is Connection.REUSED
     assert (second.connect_ns, second.tls_ns) == (None, None)
+
+
+def test_the_connect_and_tls_times_are_each_their_own_part(
+    tls: TlsPair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection's clock read at its start (0), once connected (1 ms), once the handshake
+    is done (3 ms), then on: 1 ms to connect, 2 ms to shake hands."""
+    readings = itertools.chain([0, 1_000_000, 3_000_000], itertools.count(4_000_000, 1_000_000))
+    monkeypatch.setattr(bot_connection, "now_ns", lambda: next(readings))
+    with bot(answers(response(HELLO)), tls[0]) as running_bot:
+        transport = BotTransport(
+            running_bot.url.replace("http:", "https:"), [SECRET], allow_private=True, tls=tls[1]
+        )
+        try:
+            transport.post(b"{}", 5.0)
+        finally:
+            transport.close()
+    assert (transport.exchange.connect_ns, transport.exchange.tls_ns) == (1_000_000, 2_000_000)
 
 
 def test_a_stale_connection_s_retry_is_recorded_as_such() -> None:
