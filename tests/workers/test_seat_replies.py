@@ -28,7 +28,7 @@ from bot_sdk.protocol import (
     decision_request,
     encode,
 )
-from referee import Play
+from referee import Play, Rules
 from referee.cards import parse_card
 from replays.log import SeatInfo
 from tests.bot_sdk.bot_sdk_support import play_obs
@@ -190,6 +190,21 @@ def test_the_evidence_grace_is_the_hello_s_round_trip_up_to_half_a_second(
     sent_ns: int | None, received_ns: int | None, seconds: float
 ) -> None:
     assert round_trip_s(Exchange(sent_ns=sent_ns, received_ns=received_ns)) == seconds
+
+
+def test_after_the_hello_a_decision_is_read_for_one_round_trip_more() -> None:
+    """The hello measured a round trip of 0.2 s: the 1.5 s a decision has (limit and bank)
+    become 1.7 s of reading, the answer kept as evidence if it comes late."""
+    seat, transport = seat_with((200, None, b'{"card": "AS"}'))
+
+    def hello(request: Message, timeout_s: float) -> BotInfo:
+        transport.exchange = Exchange(sent_ns=1_000, received_ns=200_001_000)
+        return BotInfo("x", "1")
+
+    transport.hello = hello  # type: ignore[method-assign]
+    seat.hello(match_id="m1", rules=Rules(), time_limit_ms=300, time_bank_ms=1200, timeout_s=5.0)
+    seat.ask(REQUEST)
+    assert transport.posts[-1][1] == pytest.approx(1.7)
 
 
 def test_a_refused_answer_is_kept_as_sent() -> None:
