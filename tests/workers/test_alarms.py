@@ -51,7 +51,10 @@ def test_a_failing_alarm_does_not_stop_the_next() -> None:
 
 
 def test_cancelled_alarms_do_not_pile_up() -> None:
+    """Not even after many pending alarms were cancelled at once."""
     clock = Alarms()
+    for alarm in [clock.set(60, lambda: None) for _ in range(100)]:
+        clock.cancel(alarm)
     for _ in range(1000):
         clock.cancel(clock.set(60, lambda: None))
     assert clock.pending == 0
@@ -74,3 +77,26 @@ def test_the_next_alarm_starts_the_thread_again_if_it_ended() -> None:
     clock.set(0, done.set)
     assert done.wait(10)
     assert clock._thread is not first
+
+
+@pytest.mark.parametrize("seconds", [0.0, -3.0], ids=["now", "past"])
+def test_an_alarm_due_now_or_in_the_past_rings_at_once(seconds: float) -> None:
+    """The clock stands still: only an alarm due by its reading rings (one due even a second
+    later would wait for ever)."""
+    clock = Alarms(clock=lambda: 100.0)
+    done = threading.Event()
+    clock.set(seconds, done.set)
+    assert done.wait(10)
+
+
+def test_one_thread_rings_every_alarm_and_waits_for_the_next() -> None:
+    clock = Alarms()
+    first = threading.Event()
+    clock.set(0, first.set)
+    assert first.wait(10)
+    thread = clock._thread
+    time.sleep(0.05)  # nothing left to ring: the thread waits
+    second = threading.Event()
+    clock.set(0, second.set)
+    assert second.wait(10)
+    assert clock._thread is thread and thread is not None and thread.is_alive()

@@ -30,10 +30,10 @@ def test_a_body_by_its_length_comes_in_pieces_and_the_connection_stays() -> None
 def test_a_chunked_body_is_joined_and_its_trailer_skipped() -> None:
     raw = (
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n"
-        b"6;ext=1\r\nabcdef\r\n2\r\ngh\r\n0\r\nTrailer: x\r\n\r\n"
+        b"6;ext=1\r\nabcdef\r\n2\r\ngh\r\n10\r\n0123456789abcdef\r\n0\r\nTrailer: x\r\n\r\n"
     )
     pieces, read = body(raw)
-    assert b"".join(pieces) == b"abcdefgh" and max(map(len, pieces)) <= 4
+    assert b"".join(pieces) == b"abcdefgh0123456789abcdef" and max(map(len, pieces)) <= 4
     assert read.will_close is False
 
 
@@ -66,6 +66,7 @@ def test_a_body_without_a_length_ends_with_the_connection_which_closes() -> None
         (b"HTTP/1.0 200 OK", True),
         (b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive", False),
         (b"HTTP/1.0 200 OK\r\nKeep-Alive: timeout=5", False),
+        (b"HTTP/1.0 200 OK\r\nKeep-Alive", True),  # not a field: no colon
     ],
 )
 def test_which_answers_close_the_connection(head: bytes, closes: bool) -> None:
@@ -92,12 +93,22 @@ def test_an_interim_100_is_skipped_and_the_location_kept() -> None:
         (b"", "closed connection without response"),
         (b"HTTP/1.1 2\r\n\r\n", "not an HTTP status line"),
         (b"HTTP/1.1 OK\r\n\r\n", "not an HTTP status line"),
+        (b"HTTP/1.1 2000 OK\r\n\r\n", "not an HTTP status line"),
         (b"SPDY/3 200 OK\r\n\r\n", "not an HTTP status line"),
         (b"HTTP/2 200 OK\r\n\r\n", "not HTTP/1"),
         (b"HTTP/1.1 200 OK\r\nX: " + b"x" * MAX_LINE + b"\r\n\r\n", "longer than 64 KiB"),
         (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * (MAX_FIELDS + 1) + b"\r\n", "more than 100"),
     ],
-    ids=["nothing", "short-status", "no-status", "not-http", "http2", "long-line", "fields"],
+    ids=[
+        "nothing",
+        "short-status",
+        "no-status",
+        "long-status",
+        "not-http",
+        "http2",
+        "long-line",
+        "fields",
+    ],
 )
 def test_what_is_not_an_answer_says_why(raw: bytes, message: str) -> None:
     with pytest.raises(HttpAnswerError, match=message):
@@ -119,8 +130,10 @@ def _outcome(raw: bytes, at_once: int) -> tuple[object, ...]:
     return (read.status, read.location, read.will_close, read.length, content)
 
 
-_X = b"X: " + b"x" * (MAX_LINE - 5)
-"""A field line of exactly :data:`MAX_LINE` bytes with its CRLF."""
+_X = b"X: " + b"x" * (64 * 1024 - 5)
+"""A field line of exactly 64 KiB with its CRLF, :mod:`http.client`'s longest."""
+_STATUS = b"HTTP/1.1 200 " + b"x" * (64 * 1024 - 15)
+"""A status line of exactly 64 KiB with its CRLF."""
 HEADS = {
     "plain": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nServer: w\r\n\r\nok",
     "no-fields": b"HTTP/1.1 200 OK\r\n\r\nbody\r\n\r\nmore",
@@ -129,12 +142,19 @@ HEADS = {
     "lf-blank": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\nX: y\r\n\r\nok",
     "longest-line": b"HTTP/1.1 200 OK\r\n" + _X + b"\r\n\r\nok",
     "too-long-line": b"HTTP/1.1 200 OK\r\n" + _X + b"x\r\n\r\nok",
+    "longest-status": _STATUS + b"\r\nContent-Length: 2\r\n\r\nok",
+    "too-long-status": _STATUS + b"x\r\n\r\nok",
+    "longest-alone": _STATUS + b"\r\n\r\nok",
     "most-fields": b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * (MAX_FIELDS - 1) + b"A: b\r\n\r\n",
     "too-many": b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * MAX_FIELDS + b"A: b\r\n\r\n",
     "first-wins": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 9\r\n\r\nok",
     "interim": b"HTTP/1.1 100 Continue\r\nX: y\r\n\r\nHTTP/1.1 204 No\r\nLocation: /a\r\n\r\n",
     "no-blank": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n",
     "chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+    "no-length": b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nall of it",
+    "no-colon": b"HTTP/1.0 200 OK\r\nKeep-Alive\r\nContent-Length: 2\r\n\r\nok",
+    "under-100": b"HTTP/1.1 099 Odd\r\nX: y\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    "identity": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 2\r\n\r\nok",
 }
 
 
@@ -147,6 +167,8 @@ def test_a_head_received_at_once_reads_as_one_received_byte_by_byte(raw: bytes) 
 def test_the_head_s_limits_hold_however_it_is_received(at_once: int) -> None:
     assert _outcome(HEADS["longest-line"], at_once)[-1] == b"ok"
     assert "longer than 64 KiB" in str(_outcome(HEADS["too-long-line"], at_once))
+    assert _outcome(HEADS["longest-status"], at_once)[-1] == b"ok"
+    assert "longer than 64 KiB" in str(_outcome(HEADS["too-long-status"], at_once))
     assert _outcome(HEADS["most-fields"], at_once)[0] == 200
     assert "more than 100" in str(_outcome(HEADS["too-many"], at_once))
     assert _outcome(HEADS["first-wins"], at_once)[-1] == b"ok"
@@ -156,6 +178,9 @@ def test_a_small_body_already_received_is_taken_at_once_and_any_other_left_to_pi
     raw = b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody"
     whole = answer(raw, len(raw))
     assert whole.received(4) == b"body"
+    assert answer(raw, len(raw)).received(5) == b"body"
+    followed = raw + b"HTTP/1.1"  # bytes after the answer, received with it
+    assert answer(followed, len(followed)).received(4) == b"body"
     larger = answer(raw, len(raw))
     assert larger.received(3) is None
     assert b"".join(larger.pieces(3)) == b"body"
@@ -166,3 +191,73 @@ def test_a_small_body_already_received_is_taken_at_once_and_any_other_left_to_pi
         read = answer(other, len(other))
         assert read.received(1 << 20) is None
         assert b"".join(read.pieces(4)) in (b"ok", b"to the end")
+
+
+@pytest.mark.parametrize("length", ["-1", "ten", ""])
+def test_a_length_that_is_not_a_count_is_none_and_the_body_ends_with_the_connection(
+    length: str,
+) -> None:
+    pieces, read = body(f"HTTP/1.1 200 OK\r\nContent-Length: {length}\r\n\r\nall of it".encode())
+    assert (b"".join(pieces), read.length, read.will_close) == (b"all of it", None, True)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nA: 1\r\nB: 2\r\n\r\n",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n",
+    ],
+    ids=["length", "chunked", "trailer", "interim"],
+)
+def test_an_answer_is_read_to_its_last_byte_and_no_further(raw: bytes) -> None:
+    """What follows an answer on a kept-alive connection is left there, and nothing of the
+    answer is: a byte at a time, the reads end exactly where the answer does."""
+    reads = iter([bytes([byte]) for byte in raw + b"NEXT"])
+    read = Answer(lambda: next(reads, b""))
+    b"".join(read.pieces(4))
+    assert b"".join(reads) == b"NEXT"
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"X" * 100 + b"\r\n\r\n", "not an HTTP status line: '" + "X" * 80 + "'"),
+        (b"HTTP/30" + b"9" * 50 + b" 200 OK\r\n\r\n", "not HTTP/1: 'HTTP/30" + "9" * 13 + "'"),
+    ],
+    ids=["status-line", "version"],
+)
+def test_a_wrong_status_line_is_quoted_cut_short(raw: bytes, message: str) -> None:
+    for at_once in (1, len(raw)):
+        with pytest.raises(HttpAnswerError) as wrong:
+            answer(raw, at_once)
+        assert str(wrong.value) == message
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [(b"z" * 50, "z" * 40), (b"-" + b"1" * 50, "-" + "1" * 39)],
+    ids=["not-a-number", "negative"],
+)
+def test_a_wrong_chunk_size_is_quoted_cut_short(size: bytes, shown: str) -> None:
+    raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + size + b"\r\n"
+    with pytest.raises(HttpAnswerError, match=f"size is .*: b'{shown}'$"):
+        body(raw)
+
+
+def test_a_transfer_coding_other_than_chunked_leaves_the_body_to_its_length() -> None:
+    pieces, read = body(HEADS["identity"])
+    assert (b"".join(pieces), read.chunked, read.will_close) == (b"ok", False, False)
+
+
+@pytest.mark.parametrize("at_once", [1, 1 << 20], ids=["byte-by-byte", "at-once"])
+def test_only_100_is_an_interim_answer(at_once: int) -> None:
+    """Another 1xx (or lower) status is the answer, with no body."""
+    assert _outcome(HEADS["under-100"], at_once)[:4] == (99, None, False, 0)
+
+
+@pytest.mark.parametrize("at_once", [1, 1 << 20], ids=["byte-by-byte", "at-once"])
+def test_a_line_without_a_colon_is_no_field(at_once: int) -> None:
+    """HTTP/1.0 keeps the connection only for a Keep-Alive field: a bare word is none."""
+    assert _outcome(HEADS["no-colon"], at_once) == (200, None, True, 2, b"ok")

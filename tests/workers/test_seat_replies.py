@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from arena.exchange import Exchange
-from arena.http_seat import HttpSeat
+from arena.http_seat import HttpSeat, round_trip_s
 from arena.match_loop import Reply
 from arena.transport import (
     NOTICE_TIMEOUT_S,
@@ -17,6 +17,7 @@ from arena.transport import (
     DeadlineError,
     TooLargeError,
     TransportError,
+    UnreachableError,
 )
 from bot_sdk.protocol import (
     BotInfo,
@@ -27,7 +28,7 @@ from bot_sdk.protocol import (
     decision_request,
     encode,
 )
-from referee import Play
+from referee import Play, Rules
 from referee.cards import parse_card
 from replays.log import SeatInfo
 from tests.bot_sdk.bot_sdk_support import play_obs
@@ -131,6 +132,11 @@ def test_latency_is_rounded_and_never_negative() -> None:
             "could not reach https://bot.example/play: ",
         ),
         (
+            UnreachableError("the bot is not connected"),
+            Status.ERROR,
+            "could not reach https://bot.example/play: the bot is not connected",
+        ),
+        (
             (302, "https://elsewhere.example/", b""),
             Status.ERROR,
             "HTTP 302 redirecting to https://elsewhere.example/: the arena does not follow "
@@ -153,6 +159,52 @@ def test_each_fault_has_its_status_message_and_latency(
     assert (reply.move, reply.status, reply.latency_ms) == (None, status, 250)
     assert reply.fault is not None and reply.fault.startswith(fault), reply.fault
     assert reply.request_sha256 == body_sha256(encode(decision_request(OBS, **ASKED)))
+
+
+@pytest.mark.parametrize(
+    ("error", "ending"),
+    [
+        (DeadlineError(), "left in the bank)"),
+        (DeadlineError("the stream closed"), "bank): the stream closed"),
+    ],
+    ids=["silent", "with-why"],
+)
+def test_a_timeout_says_why_when_the_channel_knows(error: DeadlineError, ending: str) -> None:
+    fault = ask(error).fault
+    assert fault is not None and fault.endswith(ending), fault
+
+
+@pytest.mark.parametrize(
+    ("sent_ns", "received_ns", "seconds"),
+    [
+        (None, 5, 0.0),
+        (5, None, 0.0),
+        (1_000, 200_001_000, 0.2),
+        (0, 500_000_000, 0.5),
+        (0, 3_000_000_000, 0.5),
+        (7_000, 2_000, 0.0),
+    ],
+    ids=["not-sent", "not-received", "round-trip", "at-the-cap", "capped", "clock-stepped"],
+)
+def test_the_evidence_grace_is_the_hello_s_round_trip_up_to_half_a_second(
+    sent_ns: int | None, received_ns: int | None, seconds: float
+) -> None:
+    assert round_trip_s(Exchange(sent_ns=sent_ns, received_ns=received_ns)) == seconds
+
+
+def test_after_the_hello_a_decision_is_read_for_one_round_trip_more() -> None:
+    """The hello measured a round trip of 0.2 s: the 1.5 s a decision has (limit and bank)
+    become 1.7 s of reading, the answer kept as evidence if it comes late."""
+    seat, transport = seat_with((200, None, b'{"card": "AS"}'))
+
+    def hello(request: Message, timeout_s: float) -> BotInfo:
+        transport.exchange = Exchange(sent_ns=1_000, received_ns=200_001_000)
+        return BotInfo("x", "1")
+
+    transport.hello = hello  # type: ignore[method-assign]
+    seat.hello(match_id="m1", rules=Rules(), time_limit_ms=300, time_bank_ms=1200, timeout_s=5.0)
+    seat.ask(REQUEST)
+    assert transport.posts[-1][1] == pytest.approx(1.7)
 
 
 def test_a_refused_answer_is_kept_as_sent() -> None:

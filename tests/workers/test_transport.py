@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from arena.alarms import ALARMS, Alarm
-from arena.bot_connection import connect_public
+from arena.bot_connection import BotConnection, connect_public
 from arena.transport import (
     MAX_ANSWER_BYTES,
     BotTransport,
@@ -273,27 +273,37 @@ def test_the_deadline_is_checked_after_every_kilobyte_of_the_answer(seconds: flo
     assert len(running.requests) == 2
 
 
+@pytest.mark.parametrize("seconds", [150.0, 200.0], ids=["passed", "reached"])
 @pytest.mark.parametrize("size", [1, 1024])
-def test_an_answer_received_whole_after_the_deadline_is_late(size: int) -> None:
-    """Read at 0 (deadline 150), 100 (sent), then 200 for the answer's one chunk, however small
-    and however it was read: past the deadline."""
+def test_an_answer_received_whole_at_or_after_the_deadline_is_late(
+    size: int, seconds: float
+) -> None:
+    """Read at 0 (the deadline), 100 (sent), then 200 for the answer's one chunk, however small
+    and however it was read: past the deadline, or just at it."""
     with (
         bot(answers(response(b"a" * size))) as running,
         transport(running.url, clock=Ticking()) as t,
         pytest.raises(DeadlineError),
     ):
-        t.post(b"{}", 150.0)
+        t.post(b"{}", seconds)
 
 
 @pytest.mark.parametrize("seconds", [0.0, -0.5], ids=["none-left", "overdue"])
-def test_a_call_with_no_time_left_is_not_sent(seconds: float) -> None:
-    with (
-        bot(answers(response(HELLO))) as running,
-        transport(running.url, clock=lambda: 7.0) as t,
-        pytest.raises(DeadlineError),
-    ):
-        t.post(b"{}", seconds)
-    assert running.requests == []
+@pytest.mark.parametrize("kept_alive", [False, True], ids=["new", "kept-alive"])
+def test_a_call_with_no_time_left_is_not_sent(
+    seconds: float, kept_alive: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not even on a connection already open, where a write could still go out before the
+    watchdog (here, one that would ring only after a minute) shut it."""
+    with bot(answers(response(HELLO))) as running, transport(running.url, clock=lambda: 7.0) as t:
+        if kept_alive:
+            assert t.post(b"in time", 5.0) == (200, None, HELLO)
+        real = ALARMS.set
+        monkeypatch.setattr(ALARMS, "set", lambda seconds, call: real(60.0, call))
+        with pytest.raises(DeadlineError):
+            t.post(b"late", seconds)
+        assert t.exchange.bytes_sent == 0
+    assert running.requests == ([(1, b"in time")] if kept_alive else [])
 
 
 def _hang_up(conn: socket.socket, n: int) -> bool:
@@ -466,6 +476,19 @@ def test_a_connection_the_bot_closed_while_idle_is_replaced_before_sending() -> 
     assert (second.connection, second.retried) == (Connection.NEW, False)
 
 
+def test_a_request_that_cannot_be_written_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    def reset(sock: socket.socket, data: bytes) -> None:
+        raise ConnectionResetError(errno.ECONNRESET, "Connection reset by peer")
+
+    monkeypatch.setattr(socket.socket, "sendall", reset)
+    with (
+        bot(answers(response(HELLO))) as running,
+        transport(running.url) as t,
+        pytest.raises(TransportError, match=r"^the request could not be sent: .*reset by peer"),
+    ):
+        t.post(b"{}", 5.0)
+
+
 def test_an_answer_cut_short_of_its_length_is_not_taken() -> None:
     """The bot announces 100 bytes, sends 10 and closes the connection."""
 
@@ -507,6 +530,35 @@ def test_the_request_is_one_post_with_the_documented_headers() -> None:
     assert headers["Accept-Encoding"] == "identity"
     assert headers["Content-Length"] == "7" and body == b'{"a":1}'
     verify(["s3cret"], headers, body, time.time())  # raises unless signed
+
+
+LONG_LABEL = "a" * 64 + ".example"
+"""A host name whose first label is over DNS's 63 characters: no IDNA encoding, no address."""
+
+
+@pytest.mark.parametrize(
+    ("url", "target", "host", "port"),
+    [
+        ("http://bot.example", "/", "bot.example", 80),
+        ("http://bot.example:80/play", "/play", "bot.example", 80),
+        ("http://bot.example:443/play", "/play", "bot.example:443", 443),
+        ("https://bot.example/play", "/play", "bot.example", 443),
+        ("https://bot.example:80/play", "/play", "bot.example:80", 80),
+        ("http://bot.example:8080/a b?q=1 2", "/a%20b?q=1%202", "bot.example:8080", 8080),
+        ("http://[2001:db8::1]/play", "/play", "[2001:db8::1]", 80),
+        ("https://[2001:db8::1]:8443/play", "/play", "[2001:db8::1]:8443", 8443),
+        ("http://bücher.example/play", "/play", "xn--bcher-kva.example", 80),
+        (f"http://{LONG_LABEL}/play", "/play", LONG_LABEL, 80),
+    ],
+)
+def test_the_request_line_host_and_port_are_the_url_s(
+    url: str, target: str, host: str, port: int
+) -> None:
+    """The port a URL leaves out is its scheme's, and the Host header names a port only where
+    it is not that one."""
+    connection = BotConnection(url, allow_private=False)
+    assert connection.head.startswith(f"POST {target} HTTP/1.1\r\nHost: {host}\r\n")
+    assert connection.port == port
 
 
 def test_proxies_from_the_environment_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -626,6 +678,16 @@ def test_a_name_that_does_not_resolve_says_so(
     assert reason in str(failed.value)
 
 
+def test_a_name_that_cannot_be_encoded_says_it_does_not_resolve() -> None:
+    with (
+        transport(f"http://{LONG_LABEL}/bot", allow_private=False) as t,
+        pytest.raises(HelloError) as failed,
+    ):
+        t.hello(hello_request(), 5.0)
+    assert f"could not connect to the bot at http://{LONG_LABEL}/bot: " in str(failed.value)
+    assert f"Failed to resolve '{LONG_LABEL}'" in str(failed.value)
+
+
 @pytest.fixture(scope="module")
 def named_tls(tmp_path_factory: pytest.TempPathFactory) -> TlsPair:
     """TLS for the name play.bot.example."""
@@ -665,6 +727,64 @@ def test_a_certificate_no_trusted_authority_signed_is_refused(tls: TlsPair) -> N
             pytest.raises(TransportError, match="certificate verify failed"),
         ):
             t.post(b"{}", 5.0)
+    assert running.requests == []
+
+
+@contextmanager
+def dripping_proxy(port: int) -> Iterator[str]:
+    """A TCP proxy on loopback in front of the bot on ``port`` that passes the bot's bytes on
+    one every 20 ms; its URL (``http``)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def pipe(source: socket.socket, sink: socket.socket, drip: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                for piece in [data[i : i + 1] for i in range(len(data))] if drip else [data]:
+                    sink.sendall(piece)
+                    time.sleep(0.02 if drip else 0)
+        except OSError:
+            pass  # the arena shut the connection
+        finally:
+            source.close()
+            sink.close()
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # closed
+            upstream = socket.create_connection(("127.0.0.1", port))
+            threading.Thread(target=pipe, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=pipe, args=(upstream, client, True), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/bot"
+    finally:
+        listener.close()
+
+
+def test_a_tls_handshake_is_cut_at_the_call_s_deadline(
+    tls: TlsPair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection that takes 1.5 s of a 2 s call, then the bot's side of the handshake one
+    byte every 20 ms: each read is quick, and the handshake's own time limit (what was left when
+    the connection began) would end it only at 3.5 s. The deadline ends it at 2 s."""
+    with bot(answers(response(HELLO)), tls[0]) as running, dripping_proxy(running.port) as url:
+        proxy = int(url.split(":")[2].split("/")[0])
+
+        def slow(sock: socket.socket, address: Any) -> None:
+            if address[1] == proxy:
+                time.sleep(1.5)
+            CONNECT(sock, address)
+
+        monkeypatch.setattr(socket.socket, "connect", slow)
+        with transport(url.replace("http:", "https:"), tls=tls[1]) as t:
+            started = time.monotonic()
+            with pytest.raises(DeadlineError):
+                t.post(b"{}", 2.0)
+            assert time.monotonic() - started < 3.0
     assert running.requests == []
 
 

@@ -6,6 +6,7 @@ out, what came in and when, and which deadline expired (the decision's limit, or
 
 from __future__ import annotations
 
+import itertools
 import socket
 import threading
 import time
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from arena import bot_connection
 from arena.exchange import Exchange, now_ns
 from arena.http_seat import HttpSeat
 from arena.match_loop import decide
@@ -102,7 +104,8 @@ def test_a_new_connection_then_a_reused_one_with_the_bytes_each_way() -> None:
             transport.close()
         end = now_ns()
     assert (first.connection, second.connection) == (Connection.NEW, Connection.REUSED)
-    assert first.connect_ns is not None and first.connect_ns > 0 and second.connect_ns is None
+    assert first.connect_ns is not None and 0 < first.connect_ns <= end - start
+    assert second.connect_ns is None
     assert first.tls_ns is None and second.tls_ns is None  # plain HTTP
     assert (first.retried, second.retried) == (False, False)
     assert first.bytes_sent == sent_then and second.bytes_sent == shim.to_bot - sent_then
@@ -118,7 +121,9 @@ def test_a_new_https_connection_has_its_tls_time_and_a_reused_one_none(tls: TlsP
             running_bot.url.replace("http:", "https:"), [SECRET], allow_private=True, tls=tls[1]
         )
         try:
+            start = now_ns()
             transport.post(b"{}", 5.0)
+            took_ns = now_ns() - start
             first = transport.exchange
             transport.post(b"{}", 5.0)
             second = transport.exchange
@@ -126,8 +131,27 @@ def test_a_new_https_connection_has_its_tls_time_and_a_reused_one_none(tls: TlsP
             transport.close()
     assert first.connection is Connection.NEW and first.tls_ns is not None and first.tls_ns > 0
     assert first.connect_ns is not None
+    assert first.connect_ns + first.tls_ns <= took_ns  # parts of the call, one after the other
     assert second.connection is Connection.REUSED
     assert (second.connect_ns, second.tls_ns) == (None, None)
+
+
+def test_the_connect_and_tls_times_are_each_their_own_part(
+    tls: TlsPair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection's clock read at its start (0), once connected (1 ms), once the handshake
+    is done (3 ms), then on: 1 ms to connect, 2 ms to shake hands."""
+    readings = itertools.chain([0, 1_000_000, 3_000_000], itertools.count(4_000_000, 1_000_000))
+    monkeypatch.setattr(bot_connection, "now_ns", lambda: next(readings))
+    with bot(answers(response(HELLO)), tls[0]) as running_bot:
+        transport = BotTransport(
+            running_bot.url.replace("http:", "https:"), [SECRET], allow_private=True, tls=tls[1]
+        )
+        try:
+            transport.post(b"{}", 5.0)
+        finally:
+            transport.close()
+    assert (transport.exchange.connect_ns, transport.exchange.tls_ns) == (1_000_000, 2_000_000)
 
 
 def test_a_stale_connection_s_retry_is_recorded_as_such() -> None:
@@ -236,3 +260,14 @@ def test_a_deadline_error_keeps_what_was_measured_before_it() -> None:
     exchange: Exchange = transport.exchange
     assert exchange.sent_ns is not None and exchange.received_ns is None
     assert exchange.bytes_received == 0 and exchange.bytes_sent
+
+
+def test_an_answer_read_in_many_reads_counts_all_its_bytes() -> None:
+    raw = response(b"x" * 40_000)  # a read takes at most 16 KiB
+    with bot(answers(raw)) as running_bot:
+        transport = BotTransport(running_bot.url, [SECRET], allow_private=True)
+        try:
+            transport.post(b"{}", 5.0)
+        finally:
+            transport.close()
+    assert transport.exchange.bytes_received == len(raw)
