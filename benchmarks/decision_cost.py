@@ -154,9 +154,11 @@ def compare(args: argparse.Namespace) -> None:
     report(args, results, counts)
 
 
-def share_compiled_referee(tree: Path) -> None:
+def share_compiled_referee(tree: Path) -> bool:
     """Give ``tree`` this tree's compiled referee when its referee's sources are the same (the
-    build is chosen by their digest, referee/build.py), so that both trees run the same one."""
+    build is chosen by their digest, referee/build.py), so that both trees run the same one.
+    False, with a warning on stderr, when they differ: ``tree`` then runs its referee as pure
+    Python, and a comparison of the two trees is not of their other code alone."""
     from referee import build
 
     compiled = build.choice().directory
@@ -164,6 +166,13 @@ def share_compiled_referee(tree: Path) -> None:
         build.PACKAGE_DIR
     ):
         shutil.copytree(compiled, tree / "referee" / compiled.name)
+        return True
+    print(
+        f"warning: {tree.name}'s referee differs from this tree's (or this one is not compiled):"
+        " it runs as pure Python, so the two trees' figures differ by the referee's build too",
+        file=sys.stderr,
+    )
+    return False
 
 
 def child(

@@ -269,7 +269,7 @@ def command_report(
         files = sorted(str(path) for path in (workdir / "logs").iterdir())
         earlier = workdir / "earlier"
         archive(against, earlier)
-        share_compiled_referee(earlier)
+        shared = share_compiled_referee(earlier)
         trees = {"this tree": root, f"at {against}": earlier}
         load = [os.getloadavg()[0]]
         best: dict[tuple[str, int], tuple[float, float]] = {}
@@ -285,7 +285,7 @@ def command_report(
         f"python -m replays verify --digest-only on {matches} stored logs ({hands} hands), best "
         f"of {rounds}; {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start, "
         f"{max(load):.1f} at most, {load[-1]:.1f} at the end",
-        "",
+        "" if shared else f"at {against} the referee runs as pure Python (its sources differ)",
         f"  {'--jobs':<8}{'this ÷ before (wall)':>22}{'this, hands/s wall':>20}"
         f"{'before, hands/s wall':>22}{'this, hands/s CPU':>19}{'before, hands/s CPU':>21}",
     ]
