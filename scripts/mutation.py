@@ -259,6 +259,19 @@ def report(modules: list[str], equivalent: list[dict[str, str]]) -> None:
     for c in rows:
         if c.incompetent:
             print(f"{c.module}: {c.incompetent} mutants could not be run (incompetent)")
+    for module in modules:
+        for entry in stale(module, equivalent):
+            print(
+                f"{module}: an equivalent entry matches no line of the module now (remove it):"
+                f" {entry['operator']}: {entry['line']}"
+            )
+
+
+def stale(module: str, equivalent: list[dict[str, str]]) -> list[dict[str, str]]:
+    """``module``'s equivalent entries whose line is no longer in its source: they excuse
+    nothing, and a mutant of the code they named, wherever it went, must be examined again."""
+    lines = {line.strip() for line in (ROOT / module).read_text().splitlines()}
+    return [e for e in equivalent if e["module"] == module and e["line"].strip() not in lines]
 
 
 def main() -> None:
