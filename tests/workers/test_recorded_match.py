@@ -18,7 +18,6 @@ measure the same; the time limits are generous, so no bank is charged.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import socket
 import threading
@@ -27,8 +26,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from arena.config import Config
 from arena.http_seat import HttpSeat
 from arena.match_loop import play_match
+from arena.matches import _greet
 from arena.transport import BotTransport
 from bot_sdk.protocol import ProtocolVersion, hello_answer
 from referee import Game, Rules
@@ -150,18 +151,10 @@ def play_recorded() -> MatchLog:
             for s in range(4)
         ]
         try:
-            for seat in seats:
-                answer = seat.hello(
-                    match_id=match_id,
-                    rules=RULES,
-                    time_limit_ms=TIME_CONTROL.decision_ms,
-                    time_bank_ms=TIME_CONTROL.bank_ms,
-                    timeout_s=10,
-                )
-                hello = seat.exchange.timing(0)
-                seat.info = dataclasses.replace(
-                    seat.info, version=answer.version, protocol=answer.protocol, hello=hello
-                )
+            failures = _greet(
+                seats, match_id, RULES, TIME_CONTROL, Config(), commitment=None, origin_ns=0
+            )
+            assert not failures
             return play_match(
                 Game(RULES, seed="recorded"),
                 seats,
