@@ -43,6 +43,17 @@ _KEPT: Final = 1 << 14
 otherwise keep every hand ever seen)."""
 _CARD_SETS: dict[int, str] = {}
 
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
+
+
+def keep(cache: dict[_Key, _Value], key: _Key, value: _Value, most: int = _KEPT) -> None:
+    """Put ``value`` in ``cache`` under ``key``, emptying it first if it holds ``most``
+    entries: a bound that costs nothing on a hit, and that a lost entry only makes again."""
+    if len(cache) >= most:
+        cache.clear()
+    cache[key] = value
+
 
 def cards_json(mask: int) -> str:
     """The JSON list of the names of the cards of ``mask``, lowest first (``CardSet.names``)."""
@@ -55,9 +66,7 @@ def cards_json(mask: int) -> str:
             + c7[mask >> 49 & 127]
         )  # fmt: skip
         found = "[" + names[:-1] + "]"  # without the last comma ("[]" when there is none)
-        if len(_CARD_SETS) >= _KEPT:
-            _CARD_SETS.clear()
-        _CARD_SETS[mask] = found
+        keep(_CARD_SETS, mask, found)
     return found
 
 
@@ -94,9 +103,7 @@ class ListJson(Generic[_Item]):
             text = earlier[1][:-1] + "," + last + "]"
         else:
             text = "[" + ",".join([self._item_json(item) for item in items]) + "]"
-        if len(self._lists) >= self._kept:
-            self._lists.clear()
-        self._lists[id(items[-1])] = (items, text)
+        keep(self._lists, id(items[-1]), (items, text), self._kept)
         return text
 
 
@@ -127,9 +134,7 @@ class ObjectJson(Generic[_Kept]):
         if found is not None and found[0] is item:
             return found[1]
         text = _canonical(self._to_json(item))
-        if len(self._texts) >= self._kept:
-            self._texts.clear()
-        self._texts[id(item)] = (item, text)
+        keep(self._texts, id(item), (item, text), self._kept)
         return text
 
 
@@ -160,9 +165,7 @@ def _four_json(sets: tuple[CardSet, CardSet, CardSet, CardSet]) -> str:
         found = (
             f"[{cards_json(a.mask)},{cards_json(b.mask)},{cards_json(c.mask)},{cards_json(d.mask)}]"
         )
-        if len(_FOURS) >= _KEPT:
-            _FOURS.clear()
-        _FOURS[key] = found
+        keep(_FOURS, key, found)
     return found
 
 
@@ -180,9 +183,7 @@ def _decision_json(decision: Decision | None) -> str:
             f'{{"choices":{cards_json(mask)},'
             f'"count":{"null" if count is None else count},"kind":"{kind}"}}'
         )
-        if len(_DECISIONS) >= _KEPT:
-            _DECISIONS.clear()
-        _DECISIONS[key] = found
+        keep(_DECISIONS, key, found)
     return found
 
 
@@ -209,9 +210,7 @@ def _middle_json(obs: Observation, results: bool) -> str:
     text = (
         f'"results":{results_json(past)},' if results else ""
     ) + f'"rules":{rules_json(rules)},"seat":{seat},"standing":[{s0},{s1},{s2},{s3}],'
-    if len(_MIDDLES) >= _MIDDLES_KEPT:
-        _MIDDLES.clear()
-    _MIDDLES[key] = (rules, past, text)
+    keep(_MIDDLES, key, (rules, past, text), _MIDDLES_KEPT)
     return text
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from bot_sdk.fragments import keep
 from bot_sdk.protocol import Status, answer_of, body_sha256, decision_id, encode
 from referee import Move
 from replays.log import FORMAT, MatchLog
@@ -189,9 +190,7 @@ def _answer(decision: Mapping[str, Any]) -> str | None:
     found = _ANSWERS.get(key)
     if found is None:
         found = encode(answer_of(Move.from_json({"seat": seat, **applied}))).decode()
-        if len(_ANSWERS) >= _ANSWERS_KEPT:
-            _ANSWERS.clear()
-        _ANSWERS[key] = found
+        keep(_ANSWERS, key, found, _ANSWERS_KEPT)
     return found
 
 

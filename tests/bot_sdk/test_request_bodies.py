@@ -216,3 +216,13 @@ def test_a_request_makes_its_message_body_and_hash_once() -> None:
     assert request.body is request.body
     assert request.message is request.message
     assert request.body == fresh(obs, "m-1", "m-1:1:0", 30_000, ProtocolVersion.V2)
+
+
+def test_a_kept_text_cache_starts_again_at_its_bound() -> None:
+    """Every cache of the fragments (and of the stored form's answers) is kept by
+    :func:`bot_sdk.fragments.keep`: it never holds more than its bound."""
+    cache: dict[int, str] = {}
+    for n in range(10):
+        fragments.keep(cache, n, str(n), 4)
+        assert len(cache) <= 4 and cache[n] == str(n)
+    assert cache == {8: "8", 9: "9"}
