@@ -499,7 +499,7 @@ class Game:
         if phase is Phase.EXPOSING:
             seats = self._waiting[:1] if self._sequential else self._waiting
             return [
-                Decision(s, DecisionKind.EXPOSE, CardSet(self.hands[s] & EXPOSABLE_MASK), None)
+                Decision(s, DecisionKind.EXPOSE, CardSet(self.exposable_mask(s)), None)
                 for s in seats
             ]
         if phase is Phase.PASSING:
@@ -521,6 +521,11 @@ class Game:
         True
         """
         return CardSet(self.legal_mask())
+
+    def exposable_mask(self, seat: int) -> int:
+        """The cards ``seat`` may expose now (those of its hand that can be exposed), as a mask:
+        its :attr:`pending` decision's choices, for drivers that loop fast."""
+        return self.hands[seat] & EXPOSABLE_MASK
 
     def legal_mask(self) -> int:
         """:attr:`legal_moves` as a mask, for drivers that loop fast."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from referee.cards import EXPOSABLE_MASK, CardSet
+from referee.cards import CardSet
 from referee.game import Game
 from referee.moves import PLAYS, AnyMove, Decision, DecisionKind, Expose, Pass, Play
 from referee.observation import Observation
@@ -61,7 +61,7 @@ def play_random(game: Game, rng: random.Random, *, until_hand_ends: bool = False
         elif game.phase is exposing:
             # The first seat of game.pending, read without building its decisions.
             seat = game.pending_exposers()[0]
-            game.expose(seat, game.hands[seat] & EXPOSABLE_MASK & rng.getrandbits(52))
+            game.expose(seat, game.exposable_mask(seat) & rng.getrandbits(52))
         else:
             decision = game.pending[0]
             chosen = rng.sample(game.hand(decision.seat).names(), decision.count or 0)
