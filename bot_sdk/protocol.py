@@ -37,9 +37,9 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple, TypeVar
 
 from bot_sdk.fragments import json_string, observation_json, result_json
 from referee import (
@@ -352,6 +352,9 @@ def decision_body(
     ).encode()
 
 
+_Written = TypeVar("_Written")
+
+
 @dataclass(frozen=True)
 class DecisionRequest:
     """One decision request, built once by the arena: what is asked, and the message, its
@@ -380,18 +383,22 @@ class DecisionRequest:
         for kept in ("_message", "_body", "_sha256"):
             object.__setattr__(self, kept, None)
 
+    def _written(self, write: Callable[..., _Written]) -> _Written:
+        """``write`` (:func:`decision_request` or :func:`decision_body`) of this request."""
+        return write(
+            self.observation,
+            match_id=self.match_id,
+            decision_id=self.decision_id,
+            time_limit_ms=self.time_limit_ms,
+            time_bank_ms=self.time_bank_ms,
+            protocol=self.protocol,
+        )
+
     @property
     def message(self) -> Message:
         message = self._message
         if message is None:
-            message = decision_request(
-                self.observation,
-                match_id=self.match_id,
-                decision_id=self.decision_id,
-                time_limit_ms=self.time_limit_ms,
-                time_bank_ms=self.time_bank_ms,
-                protocol=self.protocol,
-            )
+            message = self._written(decision_request)
             object.__setattr__(self, "_message", message)
         return message
 
@@ -399,14 +406,7 @@ class DecisionRequest:
     def body(self) -> bytes:
         body = self._body
         if body is None:
-            body = decision_body(
-                self.observation,
-                match_id=self.match_id,
-                decision_id=self.decision_id,
-                time_limit_ms=self.time_limit_ms,
-                time_bank_ms=self.time_bank_ms,
-                protocol=self.protocol,
-            )
+            body = self._written(decision_body)
             object.__setattr__(self, "_body", body)
         return body
 
