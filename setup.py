@@ -1,11 +1,12 @@
-"""The referee compiled by mypyc wherever a C compiler is available, pure Python otherwise.
+"""The hot modules compiled by mypyc wherever a C compiler is available, pure Python otherwise.
 
-``pip install .`` compiles the referee's hot modules to C extensions with mypyc (the same typed
-source that ``mypy --strict`` checks) into ``referee/_mypyc/``, and writes there the digest of
-the sources they were built from: the package loads them only while its sources match
-(referee/build.py). Without a working C compiler, or with ``GONGZHU_COMPILE=0``, it installs
-pure Python. Either way it says which on stderr (``pip install -v`` shows it), and so does
-``python -m referee --version`` afterwards.
+``pip install .`` compiles the hot modules of the referee, the SDK's requests and the replay
+checks (referee/build.py's ``COMPILED_MODULES``) to C extensions with mypyc (the same typed source
+that ``mypy --strict`` checks), in one group, into each package's ``_mypyc/``, and writes there
+the digest of the sources they were built from: the packages load them only while their sources
+match (referee/build.py). Without a working C compiler, or with ``GONGZHU_COMPILE=0``, it
+installs pure Python. Either way it says which on stderr (``pip install -v`` shows it), and so
+does ``python -m referee --version`` afterwards.
 """
 
 import importlib.util
@@ -28,22 +29,10 @@ try:
 except ImportError:  # a build without its build requirements (--no-build-isolation)
     mypycify = None
 
-PACKAGE = "referee"
-COMPILED_MODULES = [
-    "referee/cards.py",
-    "referee/deal.py",
-    "referee/game.py",
-    "referee/moves.py",
-    "referee/observation.py",
-    "referee/players.py",
-    "referee/records.py",
-    "referee/scoring.py",
-]
-
 
 def load_build_module() -> ModuleType:
     """referee/build.py (standard library only), without importing the package itself."""
-    spec = importlib.util.spec_from_file_location("referee_build", Path(PACKAGE, "build.py"))
+    spec = importlib.util.spec_from_file_location("referee_build", Path("referee", "build.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -51,7 +40,7 @@ def load_build_module() -> ModuleType:
 
 
 BUILD = load_build_module()
-SUBDIR = BUILD.COMPILED_DIR.name
+PACKAGES = ", ".join(BUILD.COMPILED_MODULES)
 
 
 def say(message: str) -> None:
@@ -75,7 +64,7 @@ def c_compiler_error(build_dir: str) -> str | None:
     return None
 
 
-DEFERRED = Extension(f"{PACKAGE}.{SUBDIR}.mypyc", sources=[])
+DEFERRED = Extension(f"referee.{BUILD.SUBDIR}.mypyc", sources=[])
 """Stands for mypyc's extensions until they are built: mypyc generates them (and their C) in
 build_ext, not each time the build backend runs this file for metadata."""
 
@@ -90,24 +79,30 @@ class BuildExt(build_ext):
         super().finalize_options()
 
     def run(self) -> None:
-        targets = [Path(self.build_lib, PACKAGE, SUBDIR)]
-        if self.inplace:  # an editable install: the extensions are copied beside the sources
-            build_py = self.get_finalized_command("build_py")
-            targets.append(Path(build_py.get_package_dir(PACKAGE), SUBDIR))
-            targets[-1].mkdir(exist_ok=True)
+        root = Path(self.get_finalized_command("build_py").get_package_dir("referee")).parent
+        targets = []
+        for package in BUILD.COMPILED_MODULES:
+            targets.append(BUILD.compiled_dir(package, Path(self.build_lib)))
+            if self.inplace:  # an editable install: the extensions are copied beside the sources
+                targets.append(BUILD.compiled_dir(package, root))
+                targets[-1].mkdir(exist_ok=True)
         super().run()
-        digest = BUILD.sources_digest(Path(PACKAGE))
+        digests = BUILD.sources_digests(root)
         for target in targets:
-            (target / BUILD.DIGEST_FILE).write_text(digest + "\n")
+            (target / BUILD.DIGEST_FILE).write_text(digests)
 
 
 def compiled_extensions(build_dir: str) -> list[Extension]:
-    """mypyc's extensions, each module's under referee/_mypyc/ (where referee/build.py looks)."""
+    """mypyc's extensions, in one group, each module's under its package's _mypyc/ (where
+    referee/build.py looks)."""
     assert mypycify is not None
-    extensions = mypycify(COMPILED_MODULES, opt_level="3", target_dir=build_dir)
+    modules = {f"{p}.{m}" for p, names in BUILD.COMPILED_MODULES.items() for m in names}
+    paths = sorted(f"{name.replace('.', '/')}.py" for name in modules)
+    extensions = mypycify(paths, opt_level="3", target_dir=build_dir)
     for extension in extensions:
-        if extension.name.startswith(f"{PACKAGE}."):  # the modules; their shared library is not
-            extension.name = f"{PACKAGE}.{SUBDIR}.{extension.name.removeprefix(PACKAGE + '.')}"
+        if extension.name in modules:  # the modules; their shared library is not
+            package, module = extension.name.split(".")
+            extension.name = f"{package}.{BUILD.SUBDIR}.{module}"
     return extensions
 
 
@@ -116,7 +111,8 @@ class EditableWheel(editable_wheel):
     tree, compiled or not this time."""
 
     def run(self) -> None:
-        shutil.rmtree(Path(PACKAGE, SUBDIR), ignore_errors=True)
+        for package in BUILD.COMPILED_MODULES:
+            shutil.rmtree(BUILD.compiled_dir(package, Path()), ignore_errors=True)
         super().run()
 
 
@@ -127,13 +123,13 @@ def main() -> None:
     try:
         compiling = False
         if os.environ.get("GONGZHU_COMPILE") == "0":
-            say("GONGZHU_COMPILE=0: the referee is installed as pure Python")
+            say(f"GONGZHU_COMPILE=0: {PACKAGES} are installed as pure Python")
         elif mypycify is None:
-            say("mypyc is not installed: the referee is installed as pure Python")
+            say(f"mypyc is not installed: {PACKAGES} are installed as pure Python")
         elif (error := c_compiler_error(build_base)) is not None:
-            say(f"no working C compiler ({error}): the referee is installed as pure Python")
+            say(f"no working C compiler ({error}): {PACKAGES} are installed as pure Python")
         else:
-            say("the referee is compiled with mypyc (GONGZHU_COMPILE=0 installs pure Python)")
+            say(f"{PACKAGES} are compiled with mypyc (GONGZHU_COMPILE=0 installs pure Python)")
             compiling = True
         setup(
             ext_modules=[DEFERRED] if compiling else [],

@@ -118,7 +118,7 @@ def compare(args: argparse.Namespace) -> None:
         workdir = Path(directory)
         earlier = workdir / "earlier"
         archive(args.against, earlier)
-        share_compiled_referee(earlier)
+        share_compiled_build(earlier)
         trees = {"this tree": ROOT, f"at {args.against}": earlier}
         server, url = start_bot_server()
         try:
@@ -154,22 +154,21 @@ def compare(args: argparse.Namespace) -> None:
     report(args, results, counts)
 
 
-def share_compiled_referee(tree: Path) -> bool:
-    """Give ``tree`` this tree's compiled referee when its referee's sources are the same (the
-    build is chosen by their digest, referee/build.py), so that both trees run the same one.
-    False, with a warning on stderr, when they differ: ``tree`` then runs its referee as pure
-    Python, and a comparison of the two trees is not of their other code alone."""
+def share_compiled_build(tree: Path) -> bool:
+    """Give ``tree`` this tree's compiled build when the compiled packages' sources are the same
+    (the build is chosen by their digest, referee/build.py), so that both trees run the same one.
+    False, with a warning on stderr, when they differ: ``tree`` then runs them as pure Python,
+    and a comparison of the two trees is not of their other code alone."""
     from referee import build
 
-    compiled = build.choice().directory
-    if compiled is not None and build.sources_digest(tree / "referee") == build.sources_digest(
-        build.PACKAGE_DIR
-    ):
-        shutil.copytree(compiled, tree / "referee" / compiled.name)
+    if build.choice().compiled and build.sources_digests(tree) == build.sources_digests():
+        for package in build.COMPILED_MODULES:
+            shutil.copytree(build.compiled_dir(package), build.compiled_dir(package, tree))
         return True
     print(
-        f"warning: {tree.name}'s referee differs from this tree's (or this one is not compiled):"
-        " it runs as pure Python, so the two trees' figures differ by the referee's build too",
+        f"warning: {tree.name}'s compiled packages (referee, bot_sdk, replays) differ from this"
+        " tree's (or this one is not compiled): it runs them as pure Python, so the two trees'"
+        " figures differ by the build too",
         file=sys.stderr,
     )
     return False

@@ -20,11 +20,12 @@ load changes less than the wall clock).
 
 With ``--against REV``, the report is instead ``python -m replays verify --digest-only --jobs N``
 on the ``--matches`` logs in their stored form (files, as a season's are kept), in this tree and
-in ``git archive`` of REV side by side (both with this tree's compiled referee while their
-referee sources are the same): each round runs every tree's command once for each ``--jobs``,
-the order of the trees alternating by round. It gives the command's hands per second by the
-wall clock (what a person waits for; the machine's load counts) and by its CPU time (user and
-system of the command's processes), the best of ``--rounds``, and this tree ÷ REV.
+in ``git archive`` of REV side by side (both with this tree's compiled build while their
+compiled packages' sources are the same): each round runs every tree's command once for each
+``--jobs``, the order of the trees alternating by round. It gives the command's hands per
+second by the wall clock (what a person waits for; the machine's load counts) and by its CPU
+time (user and system of the command's processes), the best of ``--rounds``, and this tree ÷
+REV.
 """
 
 from __future__ import annotations
@@ -259,7 +260,7 @@ def command_report(
 ) -> list[str]:
     """``python -m replays verify`` on stored files, this tree against ``against`` (module
     docstring)."""
-    from benchmarks.decision_cost import share_compiled_referee
+    from benchmarks.decision_cost import share_compiled_build
     from benchmarks.layers import archive
 
     root = Path(__file__).resolve().parent.parent
@@ -269,7 +270,7 @@ def command_report(
         files = sorted(str(path) for path in (workdir / "logs").iterdir())
         earlier = workdir / "earlier"
         archive(against, earlier)
-        shared = share_compiled_referee(earlier)
+        shared = share_compiled_build(earlier)
         trees = {"this tree": root, f"at {against}": earlier}
         load = [os.getloadavg()[0]]
         best: dict[tuple[str, int], tuple[float, float]] = {}
@@ -285,7 +286,7 @@ def command_report(
         f"python -m replays verify --digest-only on {matches} stored logs ({hands} hands), best "
         f"of {rounds}; {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start, "
         f"{max(load):.1f} at most, {load[-1]:.1f} at the end",
-        "" if shared else f"at {against} the referee runs as pure Python (its sources differ)",
+        "" if shared else f"at {against} the compiled packages run as pure Python (sources differ)",
         f"  {'--jobs':<8}{'this ÷ before (wall)':>22}{'this, hands/s wall':>20}"
         f"{'before, hands/s wall':>22}{'this, hands/s CPU':>19}{'before, hands/s CPU':>21}",
     ]

@@ -38,8 +38,8 @@ import enum
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Final, Generic, NamedTuple, TypeVar, overload
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Final, NamedTuple, TypeVar
 
 from bot_sdk.fragments import json_string, observation_json, result_json
 from referee import (
@@ -172,7 +172,9 @@ _MAX_NAME = 64
 class AnswerError(ValueError):
     """An answer that does not count; ``fault.status`` is how the arena records it."""
 
-    fault: Fault
+    fault: ClassVar[Fault]
+    """A class attribute (not one of each instance's, which the compiled build's exceptions
+    would not have)."""
 
 
 class MalformedAnswerError(AnswerError):
@@ -350,37 +352,19 @@ def decision_body(
     ).encode()
 
 
-_Value = TypeVar("_Value")
-
-
-class _Once(Generic[_Value]):
-    """``functools.cached_property`` without the lock Python 3.11 takes around every first
-    read (one lock for all instances, so threads playing matches at once wait on each other):
-    the value is made from the request alone, so two threads making it at once make the same."""
-
-    def __init__(self, make: Callable[[Any], _Value]) -> None:
-        self._make = make
-        self._name = make.__name__
-
-    @overload
-    def __get__(self, request: None, owner: type | None = None) -> _Once[_Value]: ...
-
-    @overload
-    def __get__(self, request: object, owner: type | None = None) -> _Value: ...
-
-    def __get__(self, request: object | None, owner: type | None = None) -> _Once[_Value] | _Value:
-        if request is None:  # read from the class: the descriptor itself
-            return self
-        value = self._make(request)
-        request.__dict__[self._name] = value  # read from there from now on
-        return value
+_Written = TypeVar("_Written")
 
 
 @dataclass(frozen=True)
 class DecisionRequest:
     """One decision request, built once by the arena: what is asked, and the message, its
-    canonical body and that body's SHA-256, each made when first needed. The body is what a bot
-    over HTTP is sent; the SHA-256 is what the match log records of it."""
+    canonical body and that body's SHA-256, each made when first read and kept. The body is what
+    a bot over HTTP is sent; the SHA-256 is what the match log records of it.
+
+    The kept values are fields of their own rather than ``functools.cached_property``, which
+    Python 3.11 makes under one lock for all instances (threads playing matches at once would
+    wait on each other), and which needs an instance ``__dict__`` that the compiled build's
+    classes do not have. Two threads making a value at once make the same."""
 
     observation: Observation
     match_id: str
@@ -389,32 +373,50 @@ class DecisionRequest:
     time_bank_ms: int
     protocol: ProtocolVersion = PROTOCOL
     """The version the seat speaks: the request is written in it."""
+    _message: Message | None = field(init=False, repr=False, compare=False)
+    _body: bytes | None = field(init=False, repr=False, compare=False)
+    _sha256: str | None = field(init=False, repr=False, compare=False)
 
-    @_Once
+    def __post_init__(self) -> None:
+        # Not made yet. (Set here, not as the fields' default: the compiled build's dataclass
+        # leaves a field with init=False unset.)
+        for kept in ("_message", "_body", "_sha256"):
+            object.__setattr__(self, kept, None)
+
+    def _written(self, write: Callable[..., _Written]) -> _Written:
+        """``write`` (:func:`decision_request` or :func:`decision_body`) of this request."""
+        return write(
+            self.observation,
+            match_id=self.match_id,
+            decision_id=self.decision_id,
+            time_limit_ms=self.time_limit_ms,
+            time_bank_ms=self.time_bank_ms,
+            protocol=self.protocol,
+        )
+
+    @property
     def message(self) -> Message:
-        return decision_request(
-            self.observation,
-            match_id=self.match_id,
-            decision_id=self.decision_id,
-            time_limit_ms=self.time_limit_ms,
-            time_bank_ms=self.time_bank_ms,
-            protocol=self.protocol,
-        )
+        message = self._message
+        if message is None:
+            message = self._written(decision_request)
+            object.__setattr__(self, "_message", message)
+        return message
 
-    @_Once
+    @property
     def body(self) -> bytes:
-        return decision_body(
-            self.observation,
-            match_id=self.match_id,
-            decision_id=self.decision_id,
-            time_limit_ms=self.time_limit_ms,
-            time_bank_ms=self.time_bank_ms,
-            protocol=self.protocol,
-        )
+        body = self._body
+        if body is None:
+            body = self._written(decision_body)
+            object.__setattr__(self, "_body", body)
+        return body
 
-    @_Once
+    @property
     def sha256(self) -> str:
-        return body_sha256(self.body)
+        sha256 = self._sha256
+        if sha256 is None:
+            sha256 = body_sha256(self.body)
+            object.__setattr__(self, "_sha256", sha256)
+        return sha256
 
 
 def hand_end_notice(

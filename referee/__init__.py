@@ -10,15 +10,13 @@
 True
 
 Which build runs, compiled by mypyc or pure Python, is chosen before any other module loads
-(referee/build.py); ``python -m referee --version`` says which.
+(referee/build.py); ``python -m referee --version`` says which, for each compiled package.
 """
 
 # ruff: noqa: E402  (the choice of build must come before the modules it chooses between)
 from referee import build
 
-_compiled = build.choice().directory
-if _compiled is not None:
-    __path__.insert(0, str(_compiled))
+build.use_compiled(__name__, __path__)
 
 from referee.cards import (
     DECK,

@@ -1,22 +1,25 @@
-"""``python -m referee --version``: the installed version, and which build of the referee runs."""
+"""``python -m referee --version``: the installed version, and which build of each compiled package
+runs (referee/build.py)."""
 
 from __future__ import annotations
 
 import argparse
 from importlib import metadata
 
-from referee.build import describe
+from referee.build import describe_all
 
 DISTRIBUTION = "gongzhu-arena"
 
 
 def version() -> str:
-    """``gongzhu-arena 0.1.0, referee compiled (mypyc)``, or ``... referee pure Python (why)``."""
+    """``gongzhu-arena 0.1.0, referee compiled (mypyc), bot_sdk compiled (mypyc), replays compiled
+    (mypyc)``, or ``... referee pure Python (why), ...``."""
     try:
         installed = metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
         installed = "(not installed)"
-    return f"{DISTRIBUTION} {installed}, referee {describe()}"
+    builds = ", ".join(f"{package} {build}" for package, build in describe_all().items())
+    return f"{DISTRIBUTION} {installed}, {builds}"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -942,6 +942,15 @@ class ReadySchema(Schema):
             "`pure Python (why)` (`python -m referee --version` says the same)"
         },
     )
+    builds = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={
+            "description": "the build of each compiled package in this process (referee, "
+            "bot_sdk, replays): `compiled (mypyc)` or `pure Python (why)`"
+        },
+    )
 
 
 # -- disputes (docs/DISPUTES.md) ----------------------------------------------------------------

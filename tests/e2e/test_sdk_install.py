@@ -70,6 +70,11 @@ def test_the_sdk_installs_without_the_arena(sdk_python: Path) -> None:
     found = _run(sdk_python, "-c", "import bot_sdk, referee, replays; print(bot_sdk.__file__)")
     assert found.returncode == 0, found.stderr
     assert "site-packages" in found.stdout  # the installed copy, not this checkout
+    version = _run(sdk_python, "-m", "referee", "--version")
+    pure = "pure Python (not compiled at install)"
+    assert version.stdout.strip().endswith(f"referee {pure}, bot_sdk {pure}, replays {pure}"), (
+        version.stdout + version.stderr
+    )
     for module in ARENA_ONLY:
         missing = _run(sdk_python, "-c", f"import {module}")
         assert missing.returncode != 0 and "ModuleNotFoundError" in missing.stderr, module

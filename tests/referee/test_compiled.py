@@ -1,10 +1,12 @@
-"""The referee as installed is compiled by mypyc, plays exactly like its pure-Python source, and
-never runs compiled code older than its source.
+"""The referee, the SDK's request bodies and the replay checks as installed are compiled by mypyc,
+the referee plays exactly like its pure-Python source, and no package ever runs compiled code
+older than its source.
 
-The installed package is the compiled build (``pip install`` compiles it wherever a C compiler
-is available, as on the machines that run this suite): the rest of the suite runs on it, and
-``test_the_referee_suite_passes_on_pure_python`` runs the referee's tests and doctests again on
-the pure-Python source (``GONGZHU_COMPILE=0``), the readable reference of the rules.
+The installed packages are the compiled build (``pip install`` compiles them wherever a C
+compiler is available, as on the machines that run this suite): the rest of the suite runs on
+it, and ``test_the_referee_suite_passes_on_pure_python`` runs the referee's tests and the compiled
+modules' doctests again on the pure-Python source (``GONGZHU_COMPILE=0``), the readable reference
+of the rules.
 """
 
 import json
@@ -16,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
-import referee
-from referee.build import COMPILED, COMPILED_DIR
+from referee.build import COMPILED, COMPILED_MODULES, compiled_dir
+from referee.build import ROOT as INSTALLED
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = Path(referee.__file__).parent
 
 SCRIPT = r"""
 import hashlib, json, random
@@ -65,14 +66,17 @@ def python(*args: str, env: dict[str, str], cwd: Path = ROOT) -> subprocess.Comp
     )
 
 
-def test_the_installed_referee_is_compiled() -> None:
+def test_the_installed_packages_are_compiled() -> None:
     version = python("-m", "referee", "--version", env=environment(None))
     assert version.returncode == 0, version.stderr
-    assert version.stdout.strip().endswith(f"referee {COMPILED}"), (
+    every = ", ".join(f"{package} {COMPILED}" for package in COMPILED_MODULES)
+    assert version.stdout.strip().endswith(every), (
         f"{version.stdout.strip()}: the suite runs on the compiled build, which `pip install` "
         "makes where a C compiler is available (`pip install -v` says why it did not)"
     )
-    assert list(COMPILED_DIR.glob("game.*")), "the compiled modules are not where they load from"
+    for package, modules in COMPILED_MODULES.items():
+        found = {path.name.split(".")[0] for path in compiled_dir(package).glob("*.so")}
+        assert found == set(modules), f"{package}'s compiled modules are not where they load from"
 
 
 def test_compiled_and_pure_python_play_identical_matches() -> None:
@@ -99,12 +103,13 @@ sys.exit(code)
 
 
 def test_the_referee_suite_passes_on_pure_python() -> None:
-    """The referee's tests and doctests on the pure-Python source (the compiled build runs them in
-    the suite itself, its modules' doctests only here, see conftest.py), but for its property
-    tests of random matches: the compiled build runs those, and the two builds play identical
-    matches over every variant (above), so on pure Python they would show nothing more for
-    their minutes."""
-    args = ["tests/referee", "referee", "--ignore", "tests/referee/test_compiled.py"]
+    """The referee's tests and the compiled modules' doctests on the pure-Python source (the
+    compiled build runs them in the suite itself, its compiled modules' doctests only here, see
+    conftest.py), but for its property tests of random matches: the compiled build runs those,
+    and the two builds play identical matches over every variant (above), so on pure Python they
+    would show nothing more for their minutes."""
+    doctests = [f"{p}/{m}.py" for p, modules in COMPILED_MODULES.items() for m in modules]
+    args = ["tests/referee", "referee", *doctests, "--ignore", "tests/referee/test_compiled.py"]
     args += ["--ignore", "tests/referee/test_properties.py"]
     args += ["--deselect", f"{REFUSALS}::test_refusals_carry_their_reason_and_read_as_before"]
     args += ["-x", "-p", "no:cacheprovider", "-n", "0"]
@@ -114,42 +119,52 @@ def test_the_referee_suite_passes_on_pure_python() -> None:
     assert "passed" in run.stdout
 
 
-def installed_copy(target: Path) -> Path:
-    """A copy of the installed package, compiled modules included (their shared library stays
+def installed_copy(target: Path) -> None:
+    """A copy of the installed packages, compiled modules included (their shared library stays
     where it was installed, on the path of the subprocesses too)."""
-    shutil.copytree(PACKAGE, target / "referee", ignore=shutil.ignore_patterns("__pycache__"))
-    return target / "referee"
+    for package in COMPILED_MODULES:
+        shutil.copytree(
+            INSTALLED / package, target / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
 
 
 PROBE = """
-import referee, referee.game
-from referee.build import describe
-print(describe())
-print(referee.game.__file__)
-print(getattr(referee.game, "EDITED", False))
+import importlib, sys
+from referee.build import COMPILED_MODULES, describe_all
+builds = describe_all()
+print(sorted(set(builds.values())))
+edited = importlib.import_module(sys.argv[1])
+print(edited.__file__)
+print(getattr(edited, "EDITED", False))
 """
 
 
+@pytest.mark.parametrize("package", list(COMPILED_MODULES))
 def test_an_edited_source_runs_as_pure_python_rather_than_its_stale_compiled_build(
-    tmp_path: Path,
+    tmp_path: Path, package: str
 ) -> None:
     """The trap of an editable install: the compiled modules beside the sources would go on
-    running the rules they were built from after a source is edited."""
-    copy = installed_copy(tmp_path)
+    running the code they were built from after a source is edited. An edit in any of the
+    packages runs all three as pure Python (one group's compiled code expects the others'
+    compiled classes)."""
+    installed_copy(tmp_path)
+    module = f"{package}.{COMPILED_MODULES[package][0]}"
     env = environment(None, PYTHONPATH=str(tmp_path))
-    before = python("-c", PROBE, env=env, cwd=tmp_path)
-    assert before.stdout.splitlines()[0] == COMPILED, before.stdout + before.stderr
+    before = python("-c", PROBE, module, env=env, cwd=tmp_path)
+    assert before.stdout.splitlines()[0] == str([COMPILED]), before.stdout + before.stderr
 
-    with (copy / "game.py").open("a") as source:
-        source.write("\nEDITED = True\n")
-    after = python("-c", PROBE, env=env, cwd=tmp_path)
+    source = tmp_path / package / f"{COMPILED_MODULES[package][0]}.py"
+    with source.open("a") as edit:
+        edit.write("\nEDITED = True\n")
+    after = python("-c", PROBE, module, env=env, cwd=tmp_path)
     assert after.returncode == 0, after.stderr
     assert after.stdout.splitlines() == [
-        "pure Python (the compiled build is older than the sources)",
-        str(copy / "game.py"),
+        "['pure Python (the compiled build is older than the sources)']",
+        str(source),
         "True",  # the edit runs
     ]
-    assert "StaleBuildWarning: running the referee as pure Python" in after.stderr
+    warning = "StaleBuildWarning: running referee, bot_sdk, replays as pure Python: the sources "
+    assert f"{warning}of {package} in {tmp_path} changed" in after.stderr
 
 
 @pytest.fixture(scope="module")
@@ -170,10 +185,11 @@ def test_without_a_c_compiler_the_install_is_pure_python_and_says_so(
 ) -> None:
     target, log = built_without_a_compiler
     assert "no working C compiler" in log
-    assert "the referee is installed as pure Python" in log
-    assert not (target / "referee" / "_mypyc").exists()
+    assert "referee, bot_sdk, replays are installed as pure Python" in log
+    assert not [package for package in COMPILED_MODULES if compiled_dir(package, target).exists()]
     assert not list(target.glob("*__mypyc*"))
     version = python("-m", "referee", "--version", env=environment(None), cwd=target)
-    assert version.stdout.strip().endswith("referee pure Python (not compiled at install)"), (
-        version.stdout + version.stderr
-    )
+    pure = "pure Python (not compiled at install)"
+    assert version.stdout.strip().endswith(
+        ", ".join(f"{package} {pure}" for package in COMPILED_MODULES)
+    ), version.stdout + version.stderr

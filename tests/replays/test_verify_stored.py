@@ -7,6 +7,7 @@ fails one way fails the other, in the stored form and in plain JSON."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import zlib
 from pathlib import Path
@@ -15,7 +16,10 @@ from typing import Any
 import pytest
 import zstandard
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
+from bot_sdk.protocol import encode
 from replays import packing
 from replays.cli import LogCheck, main
 from replays.integrity import canonical, pack, public_key_pem, seal, unpack
@@ -228,3 +232,62 @@ def test_the_garbage_collector_is_held_off_only_while_a_log_is_checked() -> None
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_fast_writer_writes_every_character_and_json_value_as_encode_does() -> None:
+    """``packing.sorted_json`` (orjson) is ``encode`` for JSON without a non-integer number:
+    every character, as a key and as a value, and the logs of these tests."""
+    characters = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for chunk in range(0, len(characters), 4096):
+        text = "".join(characters[chunk : chunk + 4096])
+        keyed = {c: i for i, c in enumerate(characters[chunk : chunk + 4096])}
+        assert packing.sorted_json({"text": text, "keys": keyed}) == encode(
+            {"text": text, "keys": keyed}
+        )
+    for log in _cases().values():
+        assert packing.sorted_json(log) == canonical(log)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON_VALUES)
+def test_the_fast_writer_writes_any_value_without_fractions_as_encode_does(value: Any) -> None:
+    assert packing.sorted_json({"value": value}) == encode({"value": value})
+
+
+def test_an_integer_the_fast_writer_cannot_write_is_an_error_not_other_bytes() -> None:
+    with pytest.raises(TypeError):
+        packing.sorted_json({"big": 2**64})
+
+
+def _seal_digest(log: dict[str, Any], written: bytes) -> dict[str, Any]:
+    integrity = {**log["integrity"], "sha256": hashlib.sha256(written).hexdigest()}
+    return {**log, "integrity": integrity}
+
+
+def test_a_number_with_a_fraction_is_verified_step_by_step_by_the_standard_encoder(
+    tmp_path: Path,
+) -> None:
+    """orjson writes 1e-05 as ``0.00001``, the arena's encoder as ``1e-05``: a stored log holding
+    such a number is not checked in one walk, so its seal is judged on the arena's bytes
+    alone. Sealed over orjson's bytes it fails (it passes if the one walk takes it); sealed
+    over the arena's it holds."""
+    log = json.loads(json.dumps(BOTH_PROTOCOLS))
+    log["extra"] = {"x": 1e-05}
+    unsealed = {k: v for k, v in log.items() if k != "integrity"}
+    theirs, ours = packing.sorted_json(unsealed), canonical(unsealed)
+    assert theirs != ours
+    for written, exit_code in ((theirs, 1), (ours, 0)):
+        frame = _frame(pack(BOTH_PROTOCOLS))
+        frame["extra"] = log["extra"]
+        frame["integrity"] = _seal_digest(log, written)["integrity"]
+        blob = _reframed(frame)
+        assert packing.verified(blob) is None
+        (tmp_path / "log.json.z").write_bytes(blob)
+        outcome = run(tmp_path / "log.json.z")
+        assert outcome.exit_code == exit_code, outcome.output

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 
 from arena.config import ConfigError
 from arena.settings import ArenaSettings
-from referee.build import describe
+from referee.build import describe, describe_all
 from service import Config, create_app
 
 
@@ -85,11 +85,17 @@ def test_health_and_readiness(client: FlaskClient, config: Config) -> None:
         "queue_depth": 0,
         "pull_bots_connected": 0,
         "referee": describe(),  # tests/referee/test_compiled.py: "compiled (mypyc)" as installed
+        "builds": {
+            "referee": describe(),
+            "bot_sdk": describe("bot_sdk"),
+            "replays": describe("replays"),
+        },
     }
     down = create_app(dataclasses.replace(config, redis_url="redis://127.0.0.1:1/0"))
     response = down.test_client().get("/ready")
     assert response.status_code == 503 and response.json["redis"] is False
     assert response.json["referee"] == describe()
+    assert response.json["builds"] == describe_all()
 
 
 def test_configuration_from_the_environment() -> None:

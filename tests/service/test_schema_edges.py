@@ -431,7 +431,7 @@ ANSWERS: dict[str, tuple[set[str], set[str]]] = {
     "PlayOpponent": (set(), set()),
     "Health": ({"status"}, set()),
     "Ready": (
-        {"status", "redis", "workers", "queue_depth", "pull_bots_connected", "referee"},
+        {"status", "redis", "workers", "queue_depth", "pull_bots_connected", "referee", "builds"},
         set(),
     ),
     **{
