@@ -775,13 +775,15 @@ def baseline_of(arm: Arm) -> Arm:
 def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
     """Each arm of chosen tables with duplicate deals: its median matches to τ ≥ target over
     those of random tables with plain deals rated by the same model (:func:`baseline_of`; the
-    arena's when that arm is not run; none when neither is), on both measures (the goal is on
+    arena's, by margins or before by openskill as the arm rates, when that arm is not run;
+    none when neither is), on both measures (the goal is on
     the first arm)."""
     lines = []
     for arm in arms:
         if arm.tables == "random" or not arm.duplicate:
             continue
-        baseline = baseline_of(arm) if baseline_of(arm) in arms else ARMS[3]
+        fallback = OPENSKILL[3] if arm.openskill else ARMS[3]  # the arena's, now or before
+        baseline = baseline_of(arm) if baseline_of(arm) in arms else fallback
         if baseline not in arms:
             lines.append(f"{arm.name}: no random tables with plain deals ran to compare with")
             continue
