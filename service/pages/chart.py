@@ -144,7 +144,7 @@ class Chart(Generic[M]):
         return next((p for p in self.points if not getattr(p, "provisional", False)), None)
 
     def guide_y(self, value: float) -> float | None:
-        """The height of a horizontal guide at ``value`` (the anchor's 25), if it is in range."""
+        """The height of a horizontal guide at ``value`` (house Normal's 0), if it is in range."""
         return self.y_of(value) if self.low <= value <= self.high else None
 
 

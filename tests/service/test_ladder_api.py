@@ -131,3 +131,13 @@ def test_ratings_awaiting_re_rating_are_not_shown(
     assert client.get("/api/bots/bot_a/rating-history").json["history"] == []
     status = client.get("/api/ladder/status").json
     assert status["rerating"] is True and status["anchor_level"] is None
+
+
+def test_the_pages_say_when_ratings_await_re_rating(
+    client: FlaskClient, store: Store, config: Config
+) -> None:
+    _record(store, config, "a0", "1.0", seed=1)
+    assert 'id="rerating"' not in client.get("/").get_data(as_text=True)
+    store.redis.set("gz:ratings:scale", ratings.OLD_SCALE)
+    assert 'id="rerating"' in client.get("/").get_data(as_text=True)
+    assert 'id="rerating"' in client.get("/bots/bot_a").get_data(as_text=True)
