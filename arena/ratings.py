@@ -39,8 +39,8 @@ A version rated before (a bot rolled back) continues its own history.
 :data:`~arena.records.PROVISIONAL_SIGMA`, 10 points per hand: where, in the simulated ladder,
 the order held for good (after about 290 matches of 16 bots, some 70 matches each). A new
 participant comes below it after 62 matches of 4 hands against settled opponents (67 against
-opponents as new as itself; :func:`matches_to_settle`); a match of ``h`` hands counts as
-``h / 4`` matches of 4 there, so 16 of 16 hands do.
+opponents as new as itself; :func:`matches_to_settle`); against settled opponents a match
+of ``h`` hands counts as about ``h / 4`` matches of 4 there: 16 matches of 16 hands do.
 
 >>> from arena.records import Rating
 >>> first = starting_rating("bot_a", "1.0", None, level=3.5)
