@@ -111,7 +111,9 @@ def test_the_neediest_bot_is_seated_first_and_paused_or_disconnected_bots_never(
     paused = enter(store, stack, "paused", status=BotStatus.PAUSED)
     pending = enter(store, stack, "pending", status=BotStatus.PENDING)
     for bot_id in settled:
-        store.redis.set(f"gz:rating:{bot_id}", codecs.to_json(Rating(bot_id, 25.0, 3.0)))
+        # settled at the level a newcomer starts at (house Normal's), as 25 was on the scale
+        # before: σ 5 points per hand, where a newcomer's is 40
+        store.redis.set(f"gz:rating:{bot_id}", codecs.to_json(Rating(bot_id, 0.0, 5.0)))
     newcomer = enter(store, stack, "newcomer")
     [table_id] = ladder.matchmake(arena)
     table = store.get_tournament(table_id)
