@@ -10,12 +10,12 @@ from contextlib import ExitStack
 
 import pytest
 
-from arena import ladder, matches
+from arena import ladder, matches, ratings
 from arena.config import Config
 from arena.context import Arena
 from arena.queue import match_job_id
 from arena.records import BotStatus, Rating, TournamentStatus
-from arena.store import Store, codecs
+from arena.store import Store, codecs, keys
 from tests.workers.ladder_support import HOUSE, enter, ladder_config
 
 
@@ -153,3 +153,22 @@ def test_a_table_whose_last_match_failed_for_good_is_closed(
     assert seated != table_id and list(store.open_ladder_tables()) == [seated]
     rating = store.rating(first)
     assert rating is not None and rating.matches == 3
+
+
+def test_a_round_re_rates_ratings_of_another_scale_before_it_seats(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    arena = Arena.from_config(config)
+    first, _ = enter(store, stack, "first"), enter(store, stack, "second")
+    [table_id] = ladder.matchmake(arena)
+    *played, _ = _rotations(store, table_id)
+    for match_id in played:
+        matches.play(arena, match_id)
+    rated = store.rating(first)
+    assert rated is not None and rated.matches == 3
+    store.redis.set(keys.RATINGS_SCALE, ratings.OLD_SCALE)  # as an upgraded arena holds
+    store.redis.set(keys.rating(first), codecs.to_json(dataclasses.replace(rated, mu=25.0)))
+    assert ladder.status(arena).rerating
+    ladder.matchmake(arena)
+    assert store.ratings_scale() == ratings.SCALE and not ladder.status(arena).rerating
+    assert store.rating(first) == rated  # the same matches, rated again: the same rating

@@ -269,3 +269,32 @@ def _numbers(store: Store) -> dict[tuple[str, str], tuple[float, float, int, int
         for bot_id in bots
         for r in store.rating_versions(bot_id)
     }
+
+
+def test_a_re_rating_rates_what_is_recorded_meanwhile_and_starts_again_after_a_void(
+    config: Config, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the re-rating reads the logs, a match is recorded (it is rated too before the
+    ratings are written), then a rated match is voided (the re-rating starts again)."""
+    logs = [_rated(store, config, f"a{n}", {}) for n in range(2)]
+    store.redis.set(keys.RATINGS_SCALE, ratings.OLD_SCALE)
+    read = store.replay_blob
+    calls: list[str] = []
+
+    def reading(match_id: str) -> bytes | None:
+        calls.append(match_id)
+        if len(calls) == 1:  # recorded meanwhile: it joins the journal
+            logs.append(_rated(store, config, "late", {}))
+        if len(calls) == 3:  # reading it, a ruling voids a rated match meanwhile
+            store.redis.incr(keys.RATINGS_VOIDS)
+        return read(match_id)
+
+    monkeypatch.setattr(store, "replay_blob", reading)
+    assert rerate(store) == 3
+    # the late match read once the journal grew, then everything again after the void
+    assert calls == ["a0", "a1", "late", "a0", "a1", "late"]
+    rerated = _numbers(store)
+    store.redis.flushdb()
+    for log in logs:
+        assert store.record_result(log.match_id, _sealed(config, log))
+    assert rerated == _numbers(store)
