@@ -139,15 +139,23 @@ def test_a_table_left_unplanned_by_a_dead_round_is_planned_by_the_next(
     assert tournament is not None and tournament.status is TournamentStatus.RUNNING
 
 
-def test_a_table_whose_last_match_failed_for_good_is_closed(
-    config: Config, store: Store, stack: ExitStack
-) -> None:
-    arena = Arena.from_config(config)
+def _three_rotations_played(arena: Arena, stack: ExitStack) -> tuple[str, str, str]:
+    """Two bots entered, the round's table seated and its first three rotations played: the
+    first bot, the table and its last rotation."""
+    store = arena.store
     first, _ = enter(store, stack, "first"), enter(store, stack, "second")
     [table_id] = ladder.matchmake(arena)
     *played, last = _rotations(store, table_id)
     for match_id in played:
         matches.play(arena, match_id)
+    return first, table_id, last
+
+
+def test_a_table_whose_last_match_failed_for_good_is_closed(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    arena = Arena.from_config(config)
+    first, table_id, last = _three_rotations_played(arena, stack)
     assert store.mark_match_failed(last, "the workers' sweep gave up on it")
     [seated] = ladder.matchmake(arena)  # closed: its bots have room for a new table again
     assert seated != table_id and list(store.open_ladder_tables()) == [seated]
@@ -159,11 +167,7 @@ def test_a_round_re_rates_ratings_of_another_scale_before_it_seats(
     config: Config, store: Store, stack: ExitStack
 ) -> None:
     arena = Arena.from_config(config)
-    first, _ = enter(store, stack, "first"), enter(store, stack, "second")
-    [table_id] = ladder.matchmake(arena)
-    *played, _ = _rotations(store, table_id)
-    for match_id in played:
-        matches.play(arena, match_id)
+    first, _, _ = _three_rotations_played(arena, stack)
     rated = store.rating(first)
     assert rated is not None and rated.matches == 3
     store.redis.set(keys.RATINGS_SCALE, ratings.OLD_SCALE)  # as an upgraded arena holds
