@@ -144,7 +144,7 @@ def rerate(store: Store) -> int:
 
 
 def _rate_one(store: Store, replay: Replay, match_id: str, at: str) -> int:
-    blob = store.replay_blob(match_id)
+    blob = store.replay_blob(match_id, keep=False)  # every log: none kept in Redis
     if blob is None:
         raise ValueError(f"rated match {match_id} has no stored log")
     log = MatchLog.from_json(unpack(blob))

@@ -726,11 +726,12 @@ class Store:
                 found.append(codecs.match_from(match_id, fields))
         return found
 
-    def replay_blob(self, match_id: str) -> bytes | None:
+    def replay_blob(self, match_id: str, *, keep: bool = True) -> bytes | None:
         """The packed sealed log (``replays.integrity.unpack`` reads it), None before the match
         is recorded: read from the archive by the name its record keeps, checked (an
         :class:`~arena.errors.ArchiveError` if the archive cannot return exactly that blob),
-        and kept ``replay_cache_s`` in Redis for the next reader, in the form that reads
+        and, unless ``keep`` is false (a reader of every log, which would fill Redis with
+        them), kept ``replay_cache_s`` in Redis for the next reader, in the form that reads
         without rebuilding (:func:`replays.packing.whole`). A log recorded before the
         archive is read from its own key until it is migrated (:meth:`migrate_replay`)."""
         digest = replies.text(self.redis.hget(keys.match(match_id), "log_sha256"))
@@ -743,7 +744,7 @@ class Store:
             blob = whole(self.archive.get(digest))
         except IntegrityError as error:  # intact, yet not rebuilt to the sealed log
             raise ArchiveError(f"the archive's blob {digest} does not read: {error}") from None
-        if self._replay_cache_s > 0:
+        if keep and self._replay_cache_s > 0:
             self.redis.set(keys.log_cache(digest), blob, ex=self._replay_cache_s)
         return blob
 

@@ -281,13 +281,14 @@ def test_a_re_rating_rates_what_is_recorded_meanwhile_and_starts_again_after_a_v
     read = store.replay_blob
     calls: list[str] = []
 
-    def reading(match_id: str) -> bytes | None:
+    def reading(match_id: str, *, keep: bool = True) -> bytes | None:
+        assert not keep  # a re-rating reads every log: none is kept in Redis
         calls.append(match_id)
         if len(calls) == 1:  # recorded meanwhile: it joins the journal
             logs.append(_rated(store, config, "late", {}))
         if len(calls) == 3:  # reading it, a ruling voids a rated match meanwhile
             store.redis.incr(keys.RATINGS_VOIDS)
-        return read(match_id)
+        return read(match_id, keep=keep)
 
     monkeypatch.setattr(store, "replay_blob", reading)
     assert rerate(store) == 3
