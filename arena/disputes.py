@@ -31,6 +31,7 @@ from arena import evidence, matches
 from arena.context import Arena
 from arena.errors import InvalidError, NotAllowedError, NotFoundError, WrongStateError
 from arena.queue import enqueue_evidence, enqueue_match, enqueue_remedy
+from arena.ratings import SCALE
 from arena.records import (
     OPERATOR,
     BotStatus,
@@ -322,7 +323,12 @@ def _check_replayable(arena: Arena, match: Match) -> None:
             "a gauntlet's deal is counted once all its rotations are over: cancel the gauntlet "
             "and start it again instead"
         )
-    if tournament.spec.rated and not arena.store.disputes.has_rating_effect(match.id):
+    awaiting = arena.store.ratings_scale() != SCALE  # the re-rating will leave it out
+    if (
+        tournament.spec.rated
+        and not awaiting
+        and not arena.store.disputes.has_rating_effect(match.id)
+    ):
         raise WrongStateError(
             f"match {match.id} was recorded before the arena kept each match's rating effect: "
             "its rating effect cannot be withdrawn"

@@ -41,7 +41,7 @@ from arena.context import Arena
 from arena.errors import NotFoundError, WrongStateError
 from arena.matchmaker import Member, Table, choose_tables
 from arena.queue import release_match
-from arena.ratings import starting_rating
+from arena.ratings import SCALE, shown, shown_point, starting_rating
 from arena.records import (
     HOUSE_PARTICIPANTS,
     BotStatus,
@@ -56,6 +56,7 @@ from arena.records import (
     Transport,
 )
 from arena.store import keys
+from arena.store.rerating import rerate
 from referee import Rules
 from replays.log import TimeControl
 
@@ -77,6 +78,10 @@ class Status:
     house: tuple[str, ...]
     open_tables: int
     last_round: dict[str, object]
+    anchor_level: float | None
+    """House Normal's stored μ, which every shown μ has subtracted (None: awaiting
+    re-rating)."""
+    rerating: bool
 
 
 def matchmake(arena: Arena) -> list[str]:
@@ -88,6 +93,8 @@ def matchmake(arena: Arena) -> list[str]:
     with arena.store.held(keys.LADDER_LOCK, timeout_s=LOCK_TIMEOUT_S, wait_s=None) as taken:
         if not taken:
             return []
+        if arena.store.ratings_scale() != SCALE:  # ratings of another model: rated again
+            rerate(arena.store)
         for table_id in arena.store.open_ladder_tables():
             _advance(arena, table_id)
         members = ladder_members(arena)
@@ -175,12 +182,13 @@ def ladder_members(arena: Arena) -> list[Member]:
             busy[participant] = busy.get(participant, 0) + 1
     house = arena.config.ladder_house
     ratings = store.ratings([*house, *(b.id for b in playing)])
+    level = store.rating_level() or 0.0
     members = []
     for bot_id, room, is_house in [
         *((h, 0, True) for h in house),
         *((b.id, b.max_concurrent - busy.get(b.id, 0), False) for b in playing),
     ]:
-        rating = ratings.get(bot_id) or starting_rating(bot_id, "", None)
+        rating = ratings.get(bot_id) or starting_rating(bot_id, "", None, level=level)
         members.append(Member(bot_id, rating.mu, rating.sigma, rating.matches, room, is_house))
     return members
 
@@ -217,6 +225,8 @@ def status(arena: Arena) -> Status:
         house=config.ladder_house,
         open_tables=len(arena.store.open_ladder_tables()),
         last_round=arena.store.last_ladder_round(),
+        anchor_level=(level := arena.store.rating_level()),
+        rerating=level is None,
     )
 
 
@@ -233,14 +243,26 @@ class Row:
 
 
 def standings(arena: Arena, *, page: int, per_page: int) -> Page[Row]:
-    """The ladder, best conservative rating first."""
+    """The ladder, best conservative rating first, each rating shown relative to house Normal
+    (:func:`arena.ratings.shown`); empty while the ratings await re-rating."""
+    level = arena.store.rating_level()
+    if level is None:
+        return Page([], 0, page, per_page)
     found = arena.store.ladder(page=page, per_page=per_page)
     bots = arena.store.get_bots(r.bot_id for _, r in found.items)
     rows = [
-        Row(rank, bots[r.bot_id].name if r.bot_id in bots else r.bot_id, r)
+        Row(rank, bots[r.bot_id].name if r.bot_id in bots else r.bot_id, shown(r, level=level))
         for rank, r in found.items
     ]
     return Page(rows, found.total, found.page, found.per_page)
+
+
+def rating(arena: Arena, participant: str) -> Rating | None:
+    """Its current rating as shown (relative to house Normal); None if it has none, or while
+    the ratings await re-rating."""
+    level = arena.store.rating_level()
+    found = arena.store.rating(participant)
+    return None if found is None or level is None else shown(found, level=level)
 
 
 def _known(arena: Arena, participant: str) -> Rating | None:
@@ -252,9 +274,12 @@ def _known(arena: Arena, participant: str) -> Rating | None:
 
 
 def versions(arena: Arena, participant: str) -> list[Rating]:
-    """Every rated version of the participant, the one played latest first."""
+    """Every rated version of the participant, the one played latest first, as shown."""
     _known(arena, participant)
-    return arena.store.rating_versions(participant)
+    level = arena.store.rating_level()
+    if level is None:
+        return []
+    return [shown(r, level=level) for r in arena.store.rating_versions(participant)]
 
 
 def rating_history(
@@ -265,7 +290,11 @@ def rating_history(
     current = _known(arena, participant)
     if version is None:
         version = "" if current is None else current.version
-    return version, arena.store.rating_history(participant, version)
+    level = arena.store.rating_level()
+    if level is None:
+        return version, []
+    points = arena.store.rating_history(participant, version)
+    return version, [shown_point(p, level=level) for p in points]
 
 
 def head_to_head(arena: Arena, participant: str, *, page: int, per_page: int) -> Page[HeadToHead]:

@@ -18,10 +18,12 @@ with room whose own doubt plus its doubts with those already seated is largest: 
 places are unsure, against those their order is least sure with, where a result says the
 most. Ties are broken by a seeded generator, so a round is reproducible.
 
-In a simulated ladder (benchmarks/ladder.py, docs/BENCHMARKS.md, medians of 6 runs) the
-shown order first reaches Kendall τ ≥ 0.9 after 181 matches with this matchmaker, against 571
-with the one before it (opponents near a point drawn from the host's ``N(μ, σ)``), and holds
-there for good from 1,403 matches against 1,959.
+In a simulated ladder rated as the arena rated before (openskill over places;
+benchmarks/ladder.py, docs/BENCHMARKS.md, medians of 6 runs) the shown order first reached
+Kendall τ ≥ 0.9 after 181 matches with this matchmaker, against 571 with the one before it
+(opponents near a point drawn from the host's ``N(μ, σ)``), and held there for good from 1,403
+matches against 1,959. Only the members' order and spreads matter here, so the doubts are the
+same on any scale (points per hand, relative to house Normal, today).
 
 >>> members = [Member("bot_new", 25.0, 8.3, 0, room=1), Member("bot_old", 30.0, 2.0, 80, room=2),
 ...            Member("house:easy", 18.0, 2.0, 99, house=True),

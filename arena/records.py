@@ -370,14 +370,16 @@ class SeatFigures:
 NO_SEATS = (SeatFigures(), SeatFigures(), SeatFigures(), SeatFigures())
 
 
-PROVISIONAL_SIGMA = 5.0
-"""A rating is provisional while its uncertainty is above this (:mod:`arena.ratings`)."""
+PROVISIONAL_SIGMA = 10.0
+"""A rating is provisional while its uncertainty is above this, in points per hand
+(:mod:`arena.ratings`)."""
 
 
 @dataclass(frozen=True)
 class Rating:
-    """One version of a participant on the ladder: openskill's Plackett-Luce mean and
-    uncertainty (:mod:`arena.ratings`), and what its rated matches added up to."""
+    """One version of a participant on the ladder: its estimated strength and uncertainty in
+    points per hand (:mod:`arena.ratings`; stored absolute, shown relative to house Normal),
+    and what its rated matches added up to."""
 
     bot_id: str
     mu: float

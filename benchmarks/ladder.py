@@ -11,8 +11,10 @@ table, house Normal with room for any), seats tables with
 has room (or ``--tables`` are seated), and plays each table as 4 matches of 4 hands
 (``play_match`` with ``InProcessSeat`` seats, as a worker plays house bots), the participants
 shifted one seat each time: the same deals in all four (duplicate) or four different deals
-(plain). Each match is rated on its own, one after another, by :func:`arena.ratings.rate`.
-After every rating the shown order (by ``Rating.conservative``, highest first) is compared
+(plain). Each match is rated on its own, one after another, by :func:`arena.ratings.rate`
+(point margins, house Normal rated like everyone). After every rating the shown order (by
+``Rating.conservative``, highest first; the arena shows it relative to house Normal, which
+does not change the order) is compared
 with the true order by Kendall's τ (τ-a: a tie counts as neither right nor wrong).
 
     python -m benchmarks.ladder                 # 4 arms x 5 seeds x 1,000 matches, 16 bots
@@ -42,20 +44,24 @@ participant's final μ averaged over the runs of the four arena arms and whether
 p grows (the true order holds), and the faults (0: no decision timed out).
 
 ``--experiment NAME`` (repeatable) adds arms that rate or seat otherwise than the arena does,
-without changing the arena's modules (:data:`EXPERIMENTS`): ``table``, ``table4`` and
-``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``drift`` rates with openskill's
-default ``tau`` (25/300) where the arena has 0 (:mod:`arena.ratings`, no drift); ``beta``
-rates with openskill's ``beta`` (a match's performance noise) doubled and quadrupled;
-``drawn`` seats tables as the arena's matchmaker did before it sought doubt
-(:func:`drawn_tables`), beside the arena's matchmaker and random tables; ``spread`` seats
-tables with :func:`spread_tables`; ``margins`` rates each match by its point margins
-(:func:`rate_margins`, a Gaussian model in points per hand): the matchmaker with duplicate
-deals and random tables with plain deals, house Normal rated like everyone, and the
-matchmaker with house Normal held fixed at 0 as the arena holds its anchor; ``joint`` rates
-by margins, house Normal rated like everyone: random tables with plain deals, the matchmaker
-and the drawn tables with duplicate deals, and the matchmaker with each duplicate table
-rated together (:func:`rate_margins_table`); ``covariance`` rates by margins keeping the
-full covariance, house Normal fixed, and the cards' luck of a duplicate table estimated
+without changing the arena's modules (:data:`EXPERIMENTS`). ``openskill`` rates as the arena
+did before (openskill's Plackett-Luce over places, house Normal fixed at μ 25, σ 1:
+:func:`rate_openskill`), the matchmaker with duplicate deals and random tables with plain
+deals; the openskill experiments below all rate so, each changing one thing: ``table``,
+``table4`` and ``cards`` rate a duplicate table otherwise (:data:`RATINGS`); ``drift`` rates
+with openskill's default ``tau`` (25/300) instead of 0; ``beta`` with openskill's ``beta`` (a
+match's performance noise) doubled and quadrupled; ``drawn`` seats tables as the arena's
+matchmaker did before it sought doubt (:func:`drawn_tables`), beside the matchmaker and
+random tables; ``spread`` seats tables with :func:`spread_tables`; ``floating`` moves house
+Normal like every participant; ``openskill_margin`` gives openskill each seat's points of the
+match with its ``margin`` at 20, 50, 100 and 200 points; ``openskill_best`` runs margins 100
+and 200 with the matchmaker and duplicate deals and with random tables and plain deals;
+``openskill_models`` rates with openskill's other models (:data:`OPENSKILL_MODELS`).
+``margins`` runs the arena's matchmaker with duplicate deals and random tables with plain
+deals beside the matchmaker with house Normal held fixed (σ 0); ``joint`` the arena's rating
+with random tables, the matchmaker, the drawn tables, and the matchmaker with each duplicate
+table rated together (:func:`rate_margins_table`); ``covariance`` rates by margins keeping
+the full covariance, house Normal fixed, and the cards' luck of a duplicate table estimated
 (:class:`Covariance`, benchmarks/ladder_models.py); ``gain`` rates so and seats tables by what
 the model expects to learn of the shown order (:class:`GainTables`, benchmarks/ladder_gain.py:
 ``gain`` chooses who plays and meets whom, ``swaps`` only whom), beside random tables and the
@@ -64,14 +70,7 @@ rooted hands, random tables with plain deals and the matchmaker with duplicate d
 random tables with duplicate deals); ``variance`` seats tables by another criterion (the
 pairs' log variances weighted by their doubt), beside random tables; ``scales`` rates so with
 each hand's points clipped, square-rooted or replaced by places (:data:`SCALES`), random
-tables with plain deals and the matchmaker with duplicate deals; ``floating`` rates as the
-arena does but moves house Normal like every participant (:func:`rate_openskill`), the matchmaker
-with duplicate deals; ``openskill_margin`` rates as the arena does but gives openskill each
-seat's points of the match with its ``margin`` at 20, 50, 100 and 200 points, the matchmaker
-with duplicate deals, beside the arena's; ``openskill_best`` runs margins 100 and 200 with the
-matchmaker and duplicate deals and with random tables and plain deals, beside the arena's two;
-``openskill_models`` rates with openskill's other models (:data:`OPENSKILL_MODELS`), the
-matchmaker with duplicate deals, beside the arena's.
+tables with plain deals and the matchmaker with duplicate deals.
 ``--noise`` measures each of :data:`SCALES`' noise and the share of it duplicate deals take
 away.
 """
@@ -84,9 +83,8 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Protocol, cast
@@ -99,7 +97,6 @@ from openskill.models import (
     ThurstoneMostellerPart,
 )
 
-from arena import ratings
 from arena.match_loop import InProcessSeat, play_match
 from arena.matchmaker import (
     SEATS,
@@ -109,10 +106,10 @@ from arena.matchmaker import (
     random_tables,
     take_seats,
 )
-from arena.ratings import ANCHOR, counted, rate, starting_rating
+from arena.ratings import ANCHOR, counted, margin_update, rate, starting_rating
 from arena.records import Rating
 from benchmarks.ladder_gain import GainTables
-from benchmarks.ladder_models import MARGIN_NOISE, SCALES, Covariance, kalman
+from benchmarks.ladder_models import SCALES, Covariance, kalman
 from bot_sdk.bot import Bot, CardAnswer, CardsAnswer
 from bot_sdk.house import NormalBot
 from referee import Game, HandResult, Observation, Outcome, Rules
@@ -257,9 +254,9 @@ CHOOSERS: dict[str, Chooser] = {
 
 @dataclass(frozen=True)
 class Arm:
-    """How a ladder is run: who sits together, which deals, how a table is rated, and whether
-    the rating model lets σ drift up between matches (openskill's default ``tau``: an
-    experiment) or not (the arena)."""
+    """How a ladder is run: who sits together, which deals, how a table is rated (the arena's
+    point margins, or openskill over places as the arena rated before: an experiment), and
+    whether openskill lets σ drift up between matches (its default ``tau``) or not."""
 
     tables: str
     duplicate: bool
@@ -269,11 +266,13 @@ class Arm:
     drift: bool = False
     beta: float = 1.0
     """openskill's ``beta`` (a match's performance noise) as a multiple of its default."""
-    margins: bool = False
-    """Rated by point margins (:func:`rate_margins`) instead of openskill over places."""
-    anchored: bool = True
-    """House Normal's rating held fixed (the arena) or moved like every participant's (the
-    scale's zero is then wherever its μ is: the order does not depend on it)."""
+    openskill: bool = False
+    """Rated by openskill's Plackett-Luce over places (:func:`rate_openskill`, the arena's
+    ratings before) instead of the arena's point margins (:func:`arena.ratings.rate`)."""
+    anchored: bool = False
+    """House Normal's rating held fixed (at μ 25, σ 1 with openskill, as the arena did; at σ 0
+    with margins) or moved like every participant's (the arena: the scale's zero is then
+    wherever its μ is, and the order does not depend on it)."""
     scale: str = "points"
     """What the ``covariance`` rating rates each hand's points as (:data:`SCALES`)."""
     model: str = "PlackettLuce"
@@ -288,10 +287,9 @@ class Arm:
         deals = "duplicate deals" if self.duplicate else "plain deals"
         model = ", σ drift (openskill's default tau)" if self.drift else ""
         noise = f", beta x{self.beta:g}" if self.beta != 1.0 else ""
-        margins = ", rated by point margins" if self.margins else ""
-        if self.margins and self.anchored:
-            margins += ", house Normal fixed"
-        anchor = ", house Normal rated" if not (self.margins or self.anchored) else ""
+        margins = ", openskill over places" if self.openskill else ""
+        anchor = ", house Normal fixed" if self.anchored and not self.openskill else ""
+        anchor += ", house Normal rated" if self.openskill and not self.anchored else ""
         measure = f", hands {self.scale}" if self.scale != "points" else ""
         kind = f", {self.model}" if self.model != "PlackettLuce" else ""
         kind += f", openskill margin {self.margin:g}" if self.margin else ""
@@ -307,6 +305,9 @@ ARMS = (
     Arm("random", duplicate=True),
     Arm("random", duplicate=False),
 )
+OPENSKILL = [replace(arm, openskill=True, anchored=True) for arm in ARMS]
+"""The arena's four arms rated as the arena rated before: openskill over places, house Normal
+fixed at 25."""
 OPENSKILL_MODELS = {
     model.__name__: model
     for model in (
@@ -335,82 +336,82 @@ points each participant scored holding them (:func:`by_cards`); with point margi
 once by each participant's points over the 4 (:func:`rate_margins_table`), or each match as it
 comes with the full covariance (:class:`Covariance`, plain tables too)."""
 EXPERIMENTS = {
-    "table": [Arm("matchmaker", duplicate=True, rating="table")],
-    "cards": [Arm("matchmaker", duplicate=True, rating="cards")],
-    "table4": [Arm("matchmaker", duplicate=True, rating="table4")],
+    "openskill": [OPENSKILL[0], OPENSKILL[3]],
+    "table": [Arm("matchmaker", duplicate=True, rating="table", openskill=True, anchored=True)],
+    "cards": [Arm("matchmaker", duplicate=True, rating="cards", openskill=True, anchored=True)],
+    "table4": [Arm("matchmaker", duplicate=True, rating="table4", openskill=True, anchored=True)],
     "drift": [
-        Arm("matchmaker", duplicate=True, drift=True),
-        Arm("random", duplicate=False, drift=True),
+        replace(OPENSKILL[0], drift=True),
+        replace(OPENSKILL[3], drift=True),
     ],
-    "spread": [Arm("spread", duplicate=True)],
+    "spread": [Arm("spread", duplicate=True, openskill=True, anchored=True)],
     "beta": [
-        Arm("matchmaker", duplicate=True, beta=2.0),
-        Arm("random", duplicate=False, beta=2.0),
-        Arm("matchmaker", duplicate=True, beta=4.0),
-        Arm("random", duplicate=False, beta=4.0),
+        replace(OPENSKILL[0], beta=2.0),
+        replace(OPENSKILL[3], beta=2.0),
+        replace(OPENSKILL[0], beta=4.0),
+        replace(OPENSKILL[3], beta=4.0),
     ],
-    "margins": [
-        Arm("matchmaker", duplicate=True, margins=True, anchored=False),
-        Arm("random", duplicate=False, margins=True, anchored=False),
-        Arm("matchmaker", duplicate=True, margins=True),
-    ],
-    "floating": [
-        Arm("matchmaker", duplicate=True, anchored=False),
-    ],
-    "openskill_margin": [ARMS[0]]
-    + [Arm("matchmaker", duplicate=True, margin=margin) for margin in (20, 50, 100, 200)],
-    "openskill_best": [ARMS[0], ARMS[3]]
+    "margins": [ARMS[0], ARMS[3], Arm("matchmaker", duplicate=True, anchored=True)],
+    "floating": [replace(OPENSKILL[0], anchored=False)],
+    "openskill_margin": [OPENSKILL[0]]
+    + [replace(OPENSKILL[0], margin=margin) for margin in (20, 50, 100, 200)],
+    "openskill_best": [OPENSKILL[0], OPENSKILL[3]]
     + [
-        Arm(tables, duplicate=tables == "matchmaker", margin=margin)
+        replace(OPENSKILL[0] if tables == "matchmaker" else OPENSKILL[3], margin=margin)
         for margin in (100, 200)
         for tables in ("matchmaker", "random")
     ],
-    "openskill_models": [ARMS[0]]
-    + [Arm("matchmaker", duplicate=True, model=model) for model in list(OPENSKILL_MODELS)[1:]],
-    "drawn": [ARMS[0], ARMS[3], Arm("drawn", duplicate=True)],
+    "openskill_models": [OPENSKILL[0]]
+    + [replace(OPENSKILL[0], model=model) for model in list(OPENSKILL_MODELS)[1:]],
+    "drawn": [
+        OPENSKILL[0],
+        OPENSKILL[3],
+        Arm("drawn", duplicate=True, openskill=True, anchored=True),
+    ],
     "joint": [
-        Arm("random", duplicate=False, margins=True, anchored=False),
-        Arm("matchmaker", duplicate=True, margins=True, anchored=False),
-        Arm("drawn", duplicate=True, margins=True, anchored=False),
-        Arm("matchmaker", duplicate=True, rating="joint", margins=True, anchored=False),
+        Arm("random", duplicate=False),
+        Arm("matchmaker", duplicate=True),
+        Arm("drawn", duplicate=True),
+        Arm("matchmaker", duplicate=True, rating="joint"),
     ],
     "covariance": [
-        Arm("random", duplicate=False, rating="covariance", margins=True),
-        Arm("matchmaker", duplicate=True, rating="covariance", margins=True),
-        Arm("drawn", duplicate=True, rating="covariance", margins=True),
-        Arm("random", duplicate=True, rating="covariance", margins=True),
+        Arm("random", duplicate=False, rating="covariance", anchored=True),
+        Arm("matchmaker", duplicate=True, rating="covariance", anchored=True),
+        Arm("drawn", duplicate=True, rating="covariance", anchored=True),
+        Arm("random", duplicate=True, rating="covariance", anchored=True),
     ],
     "gain": [
-        Arm("random", duplicate=False, rating="covariance", margins=True),
-        Arm("matchmaker", duplicate=True, rating="covariance", margins=True),
-        Arm("gain", duplicate=True, rating="covariance", margins=True),
-        Arm("swaps", duplicate=True, rating="covariance", margins=True),
+        Arm("random", duplicate=False, rating="covariance", anchored=True),
+        Arm("matchmaker", duplicate=True, rating="covariance", anchored=True),
+        Arm("gain", duplicate=True, rating="covariance", anchored=True),
+        Arm("swaps", duplicate=True, rating="covariance", anchored=True),
     ],
     "variance": [
-        Arm("random", duplicate=False, rating="covariance", margins=True),
-        Arm("variance", duplicate=True, rating="covariance", margins=True),
+        Arm("random", duplicate=False, rating="covariance", anchored=True),
+        Arm("variance", duplicate=True, rating="covariance", anchored=True),
     ],
     "closest": [
-        Arm(tables, duplicate=tables != "random", rating="covariance", margins=True, scale=name)
+        Arm(tables, duplicate=tables != "random", rating="covariance", anchored=True, scale=name)
         for name in ("points", "rooted")
         for tables in ("random", "matchmaker")
     ]
-    + [Arm("random", duplicate=True, rating="covariance", margins=True)],
+    + [Arm("random", duplicate=True, rating="covariance", anchored=True)],
     "scales": [
-        Arm(tables, duplicate=tables != "random", rating="covariance", margins=True, scale=name)
+        Arm(tables, duplicate=tables != "random", rating="covariance", anchored=True, scale=name)
         for name in SCALES
         if name != "points"
         for tables in ("random", "matchmaker")
     ],
 }
-"""Changes to the arena tried here, not in the arena: a duplicate table rated by total points
+"""Changes to the arena tried here, not in the arena: the arena's ratings before (openskill over
+places, house Normal fixed at 25) and, with them, a duplicate table rated by total points
 or by the same cards (:data:`RATINGS`); openskill's default ``tau``, with which a bot's σ
 settles where each match's added ``tau²`` cancels what the match taught instead of shrinking
 with its matches (the arena's ratings before they were made drift-free); the arena's
 matchmaker before it sought doubt (:func:`drawn_tables`) and one that draws a point for each
 opponent (:func:`spread_tables`); openskill's ``beta`` 2 and 4 times its default, a match
-taken as noisier evidence, so σ shrinks more slowly; ratings by point margins
-(:func:`rate_margins`) with house Normal moved or held fixed, a duplicate table rated
+taken as noisier evidence, so σ shrinks more slowly; the arena's ratings by point margins
+with house Normal held fixed, a duplicate table rated
 together (:func:`rate_margins_table`) or with the full covariance (:class:`Covariance`), and
 with it tables chosen by information (:class:`GainTables`) or hands measured otherwise
 (:data:`SCALES`); the arena's ratings with house Normal moved like everyone
@@ -418,19 +419,19 @@ with it tables chosen by information (:class:`GainTables`) or hands measured oth
 other models (:data:`OPENSKILL_MODELS`)."""
 
 
-@contextmanager
-def rating_model(arm: Arm) -> Iterator[None]:
-    """``arena.ratings`` with the arm's model for the length of one run."""
-    kept = ratings.MODEL
+OPENSKILL_MODEL = PlackettLuce(tau=0.0)
+"""The arena's ratings before: Plackett-Luce without drift."""
+
+
+def openskill_model(arm: Arm) -> PlackettLuce:
+    """The openskill model an ``openskill`` arm rates with."""
     if arm.drift:
-        ratings.MODEL = PlackettLuce()
-    elif arm.beta != 1.0 or arm.margin or arm.model != "PlackettLuce":
-        model = OPENSKILL_MODELS[arm.model](tau=0.0, beta=kept.beta * arm.beta, margin=arm.margin)
-        ratings.MODEL = cast(PlackettLuce, model)  # the same rating() and rate() interface
-    try:
-        yield
-    finally:
-        ratings.MODEL = kept
+        return PlackettLuce()
+    if arm.beta != 1.0 or arm.margin or arm.model != "PlackettLuce":
+        beta = OPENSKILL_MODEL.beta * arm.beta
+        model = OPENSKILL_MODELS[arm.model](tau=0.0, beta=beta, margin=arm.margin)
+        return cast(PlackettLuce, model)  # the same rating() and rate() interface
+    return OPENSKILL_MODEL
 
 
 @dataclass(frozen=True)
@@ -449,7 +450,7 @@ class RunResult:
     taus: tuple[tuple[int, float], ...]
     """(matches played so far, τ of the shown order) after every rating."""
     final_mu: tuple[float, ...]
-    """Each entrant's μ at the end, in true order."""
+    """Each entrant's μ at the end less house Normal's, in true order."""
     final_sigma: tuple[float, ...]
     """Each registered bot's σ at the end."""
     faults: int
@@ -518,25 +519,26 @@ def play_table(
 
 def rate_match(board: dict[str, Rating], log: MatchLog, arm: Arm) -> None:
     before = [board[seat.bot_id] for seat in log.seats]
-    if arm.margins:
-        rated = rate_margins(log, before)
-    elif arm.anchored and not arm.margin:
-        rated = rate(log, before)
+    if arm.openskill:
+        rated = rate_openskill(log, before, openskill_model(arm), anchored=arm.anchored)
     else:
-        rated = rate_openskill(log, before, anchored=arm.anchored)
+        rated = rate(log, before)  # house Normal held fixed: its σ is 0, so it never moves
     for after in rated:
         board[after.bot_id] = after
 
 
-def rate_openskill(log: MatchLog, before: Sequence[Rating], *, anchored: bool) -> list[Rating]:
-    """An experiment: :func:`arena.ratings.rate` with house Normal moved like everyone (not
-    ``anchored``), or with the model given the seats' points of the match (``scores``: the
-    most first, as the places are) where the model has a ``margin``."""
-    teams = [[ratings.MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-    if ratings.MODEL.margin:
-        after = ratings.MODEL.rate(teams, scores=[float(t) for t in log.outcome.totals])
+def rate_openskill(
+    log: MatchLog, before: Sequence[Rating], model: PlackettLuce, *, anchored: bool
+) -> list[Rating]:
+    """An experiment, the arena's ratings before: openskill over the match's places, house
+    Normal held fixed (``anchored``) or moved like everyone; or, where the model has a
+    ``margin``, given the seats' points of the match (``scores``: the most first, as the
+    places are)."""
+    teams = [[model.rating(mu=r.mu, sigma=r.sigma)] for r in before]
+    if model.margin:
+        after = model.rate(teams, scores=[float(t) for t in log.outcome.totals])
     else:
-        after = ratings.MODEL.rate(teams, ranks=[float(p) for p in log.places])
+        after = model.rate(teams, ranks=[float(p) for p in log.places])
     return [
         counted(log, seat, old)
         if anchored and old.bot_id == ANCHOR
@@ -545,48 +547,16 @@ def rate_openskill(log: MatchLog, before: Sequence[Rating], *, anchored: bool) -
     ]
 
 
-def margin_update(
-    mus: Sequence[float], variances: Sequence[float], observed: Sequence[float], noise: float
-) -> tuple[list[float], list[float]]:
-    """The Gaussian posterior of four strengths (means, variances; priors independent) after
-    seeing each seat's points per hand ``observed``, each its strength plus a noise of
-    variance ``noise`` plus a term common to the table (unknown: only differences count).
-    The exact rank-one form of the Kalman update, its covariance cut to its diagonal."""
-    shrunk = [v * noise / (v + noise) for v in variances]
-    room = 4 * noise - sum(shrunk)
-    surprise = [x - m for x, m in zip(observed, mus, strict=True)]
-    centre = sum(surprise) / 4
-    residual = [r - centre for r in surprise]
-    shared = sum(w * r for w, r in zip(shrunk, residual, strict=True)) / room
-    means = [m + w * (r + shared) / noise for m, w, r in zip(mus, shrunk, residual, strict=True)]
-    return means, [w + w * w / room for w in shrunk]
-
-
-def rate_margins(log: MatchLog, before: Sequence[Rating]) -> list[Rating]:
-    """An experiment: each seat's rating after the match by its points per hand against the
-    others' (:func:`margin_update`). A participant of σ 0 (house Normal held fixed) does not
-    move; with house Normal rated like everyone, the scale's zero is its μ wherever that is
-    (the order does not depend on it)."""
-    hands = log.outcome.hands_played
-    observed = [total / hands for total in log.outcome.totals]
-    means, variances = margin_update(
-        [r.mu for r in before], [r.sigma**2 for r in before], observed, MARGIN_NOISE**2 / hands
-    )
-    return [
-        replace(counted(log, seat, old), mu=mu, sigma=variance**0.5)
-        for seat, (old, mu, variance) in enumerate(zip(before, means, variances, strict=True))
-    ]
-
-
 MARGIN_DUPLICATE_NOISE = 124.0
 """A seat's own noise in points per hand in a participant's total over a duplicate table's
 four rotations: the spread of that total less the table's mean, per hand, is 98 to 106 at
 tables of four equal bots (``--noise 200``; 107 in a first measurement of 60 tables), where
-plain deals give 119 to 124; 107 × √(4/3), as for :data:`MARGIN_NOISE`."""
+plain deals give 119 to 124; 107 × √(4/3), as for :data:`arena.ratings.NOISE`."""
 
 
 def rate_margins_table(board: dict[str, Rating], logs: Sequence[MatchLog]) -> None:
-    """An experiment: a duplicate table's rotations rated together, by point margins. Every
+    """An experiment: a duplicate table's rotations rated together, by the arena's point
+    margins (:func:`arena.ratings.margin_update`). Every
     participant held every seat's cards once, so its points per hand over all the rotations
     compare it with the others without the cards' luck: one :func:`margin_update` of those
     totals, with the smaller noise of :data:`MARGIN_DUPLICATE_NOISE` over all the table's
@@ -667,66 +637,75 @@ def chooser(arm: Arm, covariance: Covariance | None) -> Chooser:
     )
 
 
+def starting_board(arm: Arm, participants: Sequence[str]) -> dict[str, Rating]:
+    """Everyone's rating before the first match: where the arena starts a newcomer (all at
+    house Normal's level, which is then 0), house Normal at σ 0 when held fixed; or, rated by
+    openskill, its default (μ 25, σ 8.33), house Normal at μ 25, σ 1 when held fixed."""
+    if arm.openskill:
+        model = OPENSKILL_MODEL
+        fixed = OPENSKILL_ANCHOR if arm.anchored else (model.mu, model.sigma)
+        return {
+            b: Rating(b, *(fixed if b == ANCHOR else (model.mu, model.sigma)), version=VERSION)
+            for b in participants
+        }
+    board = {b: starting_rating(b, VERSION, None) for b in participants}
+    if arm.anchored:
+        board[ANCHOR] = replace(board[ANCHOR], sigma=0.0)
+    return board
+
+
+OPENSKILL_ANCHOR = (25.0, 1.0)
+"""House Normal's fixed rating when the arena rated by openskill."""
+
+
 def run(job: Job) -> RunResult:
     """One simulated ladder, round after round, until ``job.matches`` matches are rated."""
     start = time.perf_counter()
     order = field(job.size)
     entrants = {e.bot_id: e for e in order}
-    board = {e.bot_id: starting_rating(e.bot_id, VERSION, None) for e in order}
+    board = starting_board(job.arm, [e.bot_id for e in order])
     measure = SCALES[job.arm.scale]
-    if job.arm.margins:
-        fixed = {ANCHOR} if job.arm.anchored else set()
-        board = {
-            b: replace(r, mu=0.0, sigma=0.0 if b in fixed else measure.prior_sigma)
-            for b, r in board.items()
-        }
-    elif not job.arm.anchored:
-        board[ANCHOR] = replace(board[ANCHOR], mu=ratings.DEFAULT_MU, sigma=ratings.DEFAULT_SIGMA)
     rng = random.Random(f"tables:{job.seed}")
     secret = hashlib.sha256(f"ladder:{job.seed}".encode()).digest()
     covariance = Covariance(list(board), measure) if job.arm.rating == "covariance" else None
     choose = chooser(job.arm, covariance)
     taus: list[tuple[int, float]] = []
     played = faults = rounds = 0
-    with rating_model(job.arm):
-        while played < job.matches:
-            rounds += 1
-            for t, table in enumerate(choose(members(order, board), tables=job.tables, rng=rng)):
-                if played >= job.matches:
-                    break
-                logs = play_table(
-                    table, entrants, secret, f"r{rounds}t{t + 1}", duplicate=job.arm.duplicate
-                )
-                faults += sum(sum(log.faults) for log in logs)
-                if covariance is not None:
-                    for log in covariance.rate_table(logs, duplicate=job.arm.duplicate):
-                        for seat, info in enumerate(log.seats):
-                            board[info.bot_id] = counted(log, seat, board[info.bot_id])
-                        for b in board:
-                            mu, sigma = covariance.rating(b)
-                            board[b] = replace(board[b], mu=mu, sigma=sigma)
-                        played += 1
-                        taus.append(
-                            (played, kendall_tau([board[e.bot_id].conservative for e in order]))
-                        )
-                    continue
-                if job.arm.rating == "joint":
-                    rate_margins_table(board, logs)
-                    played += len(logs)
+    while played < job.matches:
+        rounds += 1
+        for t, table in enumerate(choose(members(order, board), tables=job.tables, rng=rng)):
+            if played >= job.matches:
+                break
+            logs = play_table(
+                table, entrants, secret, f"r{rounds}t{t + 1}", duplicate=job.arm.duplicate
+            )
+            faults += sum(sum(log.faults) for log in logs)
+            if covariance is not None:
+                for log in covariance.rate_table(logs, duplicate=job.arm.duplicate):
+                    for seat, info in enumerate(log.seats):
+                        board[info.bot_id] = counted(log, seat, board[info.bot_id])
+                    for b in board:
+                        mu, sigma = covariance.rating(b)
+                        board[b] = replace(board[b], mu=mu, sigma=sigma)
+                    played += 1
                     taus.append(
                         (played, kendall_tau([board[e.bot_id].conservative for e in order]))
                     )
-                    continue
-                for log, matches in to_rate(logs, job.arm.rating):
-                    rate_match(board, log, job.arm)
-                    played += matches
-                    taus.append(
-                        (played, kendall_tau([board[e.bot_id].conservative for e in order]))
-                    )
+                continue
+            if job.arm.rating == "joint":
+                rate_margins_table(board, logs)
+                played += len(logs)
+                taus.append((played, kendall_tau([board[e.bot_id].conservative for e in order])))
+                continue
+            for log, matches in to_rate(logs, job.arm.rating):
+                rate_match(board, log, job.arm)
+                played += matches
+                taus.append((played, kendall_tau([board[e.bot_id].conservative for e in order])))
+    level = board[ANCHOR].mu  # every μ relative to house Normal's, as the arena shows it
     return RunResult(
         job,
         tuple(taus),
-        tuple(board[e.bot_id].mu for e in order),
+        tuple(board[e.bot_id].mu - level for e in order),
         tuple(board[e.bot_id].sigma for e in order if not e.house),
         faults,
         time.perf_counter() - start,
@@ -796,13 +775,15 @@ def baseline_of(arm: Arm) -> Arm:
 def goal_lines(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -> list[str]:
     """Each arm of chosen tables with duplicate deals: its median matches to τ ≥ target over
     those of random tables with plain deals rated by the same model (:func:`baseline_of`; the
-    arena's when that arm is not run; none when neither is), on both measures (the goal is on
+    arena's, by margins or before by openskill as the arm rates, when that arm is not run;
+    none when neither is), on both measures (the goal is on
     the first arm)."""
     lines = []
     for arm in arms:
         if arm.tables == "random" or not arm.duplicate:
             continue
-        baseline = baseline_of(arm) if baseline_of(arm) in arms else ARMS[3]
+        fallback = OPENSKILL[3] if arm.openskill else ARMS[3]  # the arena's, now or before
+        baseline = baseline_of(arm) if baseline_of(arm) in arms else fallback
         if baseline not in arms:
             lines.append(f"{arm.name}: no random tables with plain deals ran to compare with")
             continue

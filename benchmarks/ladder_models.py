@@ -17,16 +17,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from arena.matchmaker import SEATS
-from arena.ratings import ANCHOR
+from arena.ratings import ANCHOR, NOISE, PRIOR_SIGMA
 from replays.log import MatchLog
 
-MARGIN_NOISE = 140.0
-"""A seat's points in one hand, less the table's mean, vary about its expectation with a
-standard deviation of about 122 (measured on seed 1's random tables of this field, 2,000
-matches with plain deals and 2,000 with duplicate ones): that is a seat's own noise of
-122 × √(4/3) before the table's mean is taken away."""
-MARGIN_SIGMA = 40.0
-"""A new participant's σ in points per hand: the field spans about 100."""
+MARGIN_NOISE = NOISE
+"""A seat's own noise in one hand, in points: the arena's (:data:`arena.ratings.NOISE`)."""
+MARGIN_SIGMA = PRIOR_SIGMA
+"""A new participant's σ in points per hand: the arena's (:data:`arena.ratings.PRIOR_SIGMA`)."""
 MARGIN_CARDS_SHARE = 0.3
 """The share of a seat's noise that its cards' luck makes: what duplicate deals take away
 from a table's variance, 0.21 to 0.38 at tables of four equal bots (``--noise``)."""

@@ -51,6 +51,7 @@ from service.demo import (
     run_tournament,
     serve_bots,
 )
+from service.rerate_cli import rerate_command
 from service.runtime import DataDir
 from workers.cli import cron as cron_command
 from workers.cli import worker as worker_command
@@ -832,3 +833,4 @@ main.add_command(cron_command)
 main.add_command(replay_group, "replay")
 main.add_command(practice_command)
 main.add_command(migrate_replays)
+main.add_command(rerate_command)

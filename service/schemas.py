@@ -13,7 +13,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from arena.endpoints import MAX_URL_LENGTH
 from arena.matchmaker import MAX_CONCURRENT
-from arena.ratings import ANCHOR, ANCHOR_MU, ANCHOR_SIGMA
+from arena.ratings import ANCHOR
 from arena.records import (
     HOUSE_LEVELS,
     HOUSE_PARTICIPANTS,
@@ -592,6 +592,14 @@ class SeatFiguresSchema(Schema):
         return seat if attr == "seat" else super().get_attribute(figures, attr, default)
 
 
+MU = (
+    "the estimated strength, in points per hand relative to house Normal's current "
+    "estimate (0: as strong as house Normal)"
+)
+SIGMA = "the estimate's uncertainty (standard deviation), in points per hand"
+CONSERVATIVE = "the conservative rating, mu - 3 sigma (points per hand): the ladder's order"
+
+
 class RatingSchema(Schema):
     """One version of a participant on the ladder."""
 
@@ -599,14 +607,14 @@ class RatingSchema(Schema):
     version = fields.String(
         metadata={"description": 'as the bot answered in hello ("": rated before versions)'}
     )
-    mu = fields.Float()
-    sigma = fields.Float()
+    mu = fields.Float(metadata={"description": MU})
+    sigma = fields.Float(metadata={"description": SIGMA})
     rating = fields.Float(
         attribute="conservative",
-        metadata={"description": "the conservative rating, mu - 3 sigma: the ladder's order"},
+        metadata={"description": CONSERVATIVE},
     )
     provisional = fields.Boolean(
-        metadata={"description": f"sigma is still above {PROVISIONAL_SIGMA:g}"}
+        metadata={"description": f"sigma is still above {PROVISIONAL_SIGMA:g} points per hand"}
     )
     matches = fields.Integer()
     points_per_hand = Rounded(3)
@@ -637,9 +645,9 @@ class LadderRowSchema(RatingSchema):
 
 class RatingPointSchema(Schema):
     match_id = fields.String()
-    mu = fields.Float()
-    sigma = fields.Float()
-    rating = fields.Float(attribute="conservative")
+    mu = fields.Float(metadata={"description": MU})
+    sigma = fields.Float(metadata={"description": SIGMA})
+    rating = fields.Float(attribute="conservative", metadata={"description": CONSERVATIVE})
     at = fields.String()
 
 
@@ -676,10 +684,26 @@ class LadderStatusSchema(Schema):
     house = fields.List(fields.String(), metadata={"description": "the house bots in it"})
     open_tables = fields.Integer()
     last_round = fields.Dict(metadata={"description": "when it last ran, what it seated"})
-    provisional_sigma = fields.Float(dump_default=PROVISIONAL_SIGMA)
-    anchor = fields.Dict(
-        dump_default={"bot_id": ANCHOR, "mu": ANCHOR_MU, "sigma": ANCHOR_SIGMA},
-        metadata={"description": "the participant whose rating is fixed: the scale's zero"},
+    provisional_sigma = fields.Float(
+        dump_default=PROVISIONAL_SIGMA,
+        metadata={"description": "a rating is provisional while sigma is above this"},
+    )
+    anchor = fields.String(
+        dump_default=ANCHOR,
+        metadata={"description": "the participant every shown mu is relative to (its own: 0)"},
+    )
+    anchor_level = fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "its mu on the stored, absolute scale: what every shown mu has "
+            "subtracted; null while the ratings await re-rating"
+        },
+    )
+    rerating = fields.Boolean(
+        metadata={
+            "description": "the stored ratings were made on another scale and await "
+            "re-rating (docs/OPERATIONS.md): the ladder shows none until then"
+        }
     )
 
 

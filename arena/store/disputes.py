@@ -23,7 +23,7 @@ from redis.client import Pipeline
 
 from arena.amends import withdrawn_rating, withdrawn_standing
 from arena.errors import AlreadyDisputedError, NotFoundError, WrongStateError
-from arena.ratings import head_to_head, is_rated
+from arena.ratings import SCALE, head_to_head, is_rated
 from arena.records import (
     Dispute,
     DisputeStatus,
@@ -173,6 +173,7 @@ class DisputeBook:
             watched += [keys.tournament(tid), keys.standings(tid)]
         if rated:
             watched += [keys.rating(b) for b in seats] + [keys.rating_versions(b) for b in seats]
+            watched.append(keys.RATINGS_SCALE)
         seq = replies.number(self.redis.incr(keys.SEQ))
 
         def apply(pipe: Pipeline) -> bool:
@@ -189,7 +190,8 @@ class DisputeBook:
             if match.voided_by is not None:
                 raise WrongStateError(f"match {match_id} was voided by dispute {match.voided_by}")
             effect = self._rating_effect(pipe, match_id) if rated else []
-            if rated and not effect:
+            awaiting = replies.text(pipe.get(keys.RATINGS_SCALE)) != SCALE
+            if rated and not effect and not awaiting:  # else the re-rating leaves it out
                 raise WrongStateError(
                     f"match {match_id} was recorded before the arena kept each match's rating "
                     "effect: its rating effect cannot be withdrawn"
@@ -228,6 +230,7 @@ class DisputeBook:
                     pipe.set(keys.rating(rating.bot_id), codecs.to_json(rating))
                     pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
             if rated:
+                pipe.incr(keys.RATINGS_VOIDS)  # a re-rating under way must see this void
                 for bot_id, opponent, figures in head_to_head(log):
                     for figure, value in figures.items():
                         pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", -value)

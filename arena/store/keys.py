@@ -47,6 +47,13 @@ Keys (all under ``gz:``)::
     gz:rating:{id}:history          list of rating points (JSON), oldest first, of matches
                                     rated before versions were kept (version "")
     gz:rating:{id}:history:{ver}    list of one version's rating points (JSON), oldest first
+    gz:ratings:scale                string: the model and scale the stored ratings were made
+                                    by (arena.ratings.SCALE; another value: they await
+                                    re-rating, arena/store/rerating.py)
+    gz:rated                        list: every rated match in the order its result was
+                                    recorded (JSON [match id, when]), written with its result
+    gz:ratings:voids                INCR counter: rated matches voided by rulings (a
+                                    re-rating started before one must start again)
     gz:bot:{id}:h2h                 hash: "{opponent}|{figure}" -> a head-to-head counter
                                     (matches, ahead, behind, points, hands), HINCRBY only
     gz:ladder:members               set of the registered bots entered in the ladder
@@ -96,6 +103,11 @@ BOT_NAMES = "gz:bot-names"
 TOURNAMENTS = "gz:tournaments"
 MATCHES = "gz:matches"
 LADDER = "gz:ladder"
+RATINGS_SCALE = "gz:ratings:scale"
+RATED = "gz:rated"
+RATINGS_VOIDS = "gz:ratings:voids"
+RATING_PATTERN = "gz:rating:*"
+"""Every key of the ratings (``SCAN MATCH``), for their re-rating."""
 LADDER_MEMBERS = "gz:ladder:members"
 LADDER_TABLES = "gz:ladder:tables"
 LADDER_OPEN = "gz:ladder:open"

@@ -37,7 +37,15 @@ from arena.errors import (
     StaleVersionError,
     WrongStateError,
 )
-from arena.ratings import head_to_head, is_rated, rate, starting_rating
+from arena.ratings import (
+    ANCHOR,
+    OLD_SCALE,
+    SCALE,
+    head_to_head,
+    is_rated,
+    playing_rating,
+    rate,
+)
 from arena.records import (
     BotFault,
     BotStatus,
@@ -718,11 +726,12 @@ class Store:
                 found.append(codecs.match_from(match_id, fields))
         return found
 
-    def replay_blob(self, match_id: str) -> bytes | None:
+    def replay_blob(self, match_id: str, *, keep: bool = True) -> bytes | None:
         """The packed sealed log (``replays.integrity.unpack`` reads it), None before the match
         is recorded: read from the archive by the name its record keeps, checked (an
         :class:`~arena.errors.ArchiveError` if the archive cannot return exactly that blob),
-        and kept ``replay_cache_s`` in Redis for the next reader, in the form that reads
+        and, unless ``keep`` is false (a reader of every log, which would fill Redis with
+        them), kept ``replay_cache_s`` in Redis for the next reader, in the form that reads
         without rebuilding (:func:`replays.packing.whole`). A log recorded before the
         archive is read from its own key until it is migrated (:meth:`migrate_replay`)."""
         digest = replies.text(self.redis.hget(keys.match(match_id), "log_sha256"))
@@ -735,7 +744,7 @@ class Store:
             blob = whole(self.archive.get(digest))
         except IntegrityError as error:  # intact, yet not rebuilt to the sealed log
             raise ArchiveError(f"the archive's blob {digest} does not read: {error}") from None
-        if self._replay_cache_s > 0:
+        if keep and self._replay_cache_s > 0:
             self.redis.set(keys.log_cache(digest), blob, ex=self._replay_cache_s)
         return blob
 
@@ -755,8 +764,10 @@ class Store:
             tid = log.tournament_id
             watched += [keys.tournament(tid), keys.standings(tid), keys.failed(tid)]
         if rated:
+            self.ratings_scale()  # a store's first rated match names its ratings' scale
             watched += [keys.rating(bot_id) for bot_id in seats]
             watched += [keys.rating_versions(bot_id) for bot_id in seats]
+            watched.append(keys.RATINGS_SCALE)
         seq = self._seq()
 
         def record(pipe: Pipeline) -> bool:
@@ -797,7 +808,9 @@ class Store:
         now = self._now()
         ratings: list[Rating] = []
         before: list[Rating] = []
-        if rated:  # an unrated match reads no rating
+        # an unrated match reads no rating; ratings awaiting re-rating are not moved (the
+        # re-rating rates this match too, from the journal of rated matches)
+        if rated and replies.text(pipe.get(keys.RATINGS_SCALE)) == SCALE:
             before = [self._version_rating(pipe, s.bot_id, s.version) for s in log.seats]
             ratings = rate(log, before, at=now)
         pipe.multi()
@@ -840,6 +853,7 @@ class Store:
             pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
             pipe.rpush(keys.history(rating.bot_id, rating.version), codecs.to_json(point))
         if rated:
+            pipe.rpush(keys.RATED, codecs.dumps([log.match_id, now]))
             for bot_id, opponent, figures in head_to_head(log):
                 for figure, value in figures.items():
                     pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", value)
@@ -990,13 +1004,48 @@ class Store:
 
     def _version_rating(self, pipe: Pipeline, bot_id: str, version: str) -> Rating:
         """The rating ``version`` of the participant plays from: its own, or where it starts."""
+
+        def level() -> float:  # a newcomer starts at house Normal's level: watched from here
+            replies.watch(pipe, keys.rating(ANCHOR))
+            return self._level_in(pipe)
+
         current = self._rating_in(pipe, bot_id)
-        if current is not None and current.version == version:
-            return current
-        kept = replies.blob(pipe.hget(keys.rating_versions(bot_id), version))
-        if kept is not None:
-            return codecs.from_json(kept, Rating)
-        return starting_rating(bot_id, version, current)
+        kept_raw = None
+        if current is None or current.version != version:
+            kept_raw = replies.blob(pipe.hget(keys.rating_versions(bot_id), version))
+        kept = None if kept_raw is None else codecs.from_json(kept_raw, Rating)
+        return playing_rating(bot_id, version, current, kept, level)
+
+    def _level_in(self, client: redis.Redis) -> float:
+        """House Normal's current μ: where a newcomer starts, the shown scale's zero."""
+        anchor = self._rating_in(client, ANCHOR)
+        return 0.0 if anchor is None else anchor.mu
+
+    def rating_level(self) -> float | None:
+        """House Normal's current μ, which every shown rating is relative to
+        (:func:`arena.ratings.shown`); None while the stored ratings are on another scale and
+        await re-rating (:mod:`arena.store.rerating`)."""
+        if self.ratings_scale() != SCALE:
+            return None
+        return self._level_in(self.redis)
+
+    def ratings_scale(self) -> str:
+        """The scale of the stored ratings (:data:`arena.ratings.SCALE` when current). A store
+        without a name for it is named here: the current scale if it holds no rating yet, else
+        :data:`OLD_SCALE` (ratings made before the scale was named, by openskill over places)."""
+        named = replies.text(self.redis.get(keys.RATINGS_SCALE))
+        if named is not None:
+            return named
+
+        def name(pipe: Pipeline) -> str:
+            named = replies.text(pipe.get(keys.RATINGS_SCALE))
+            if named is None:
+                named = OLD_SCALE if replies.number(pipe.zcard(keys.LADDER)) else SCALE
+                pipe.multi()
+                pipe.set(keys.RATINGS_SCALE, named)
+            return named
+
+        return replies.transaction(self.redis, name, keys.RATINGS_SCALE, keys.LADDER)
 
     def rating_versions(self, bot_id: str) -> list[Rating]:
         """Every version's rating, the one played latest first (a rating from before versions

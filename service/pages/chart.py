@@ -11,9 +11,9 @@ The vertical scale runs from the lowest lower edge to the highest upper edge (an
 gauntlet, takes in 0 and ±δ); the points are spread evenly left to right, oldest first.
 
 >>> from arena.records import RatingPoint
->>> chart = rating_chart([RatingPoint("m1", 25.0, 8.0, ""), RatingPoint("m2", 27.0, 4.0, "")])
+>>> chart = rating_chart([RatingPoint("m1", 0.0, 16.0, ""), RatingPoint("m2", 4.0, 8.0, "")])
 >>> (chart.low, chart.high)
-(1.0, 49.0)
+(-48.0, 48.0)
 >>> [(round(p.x), round(p.y)) for p in chart.points]
 [(48, 112), (588, 104)]
 >>> chart.settled.match_id  # the first match after which the rating is no longer provisional
@@ -144,7 +144,7 @@ class Chart(Generic[M]):
         return next((p for p in self.points if not getattr(p, "provisional", False)), None)
 
     def guide_y(self, value: float) -> float | None:
-        """The height of a horizontal guide at ``value`` (the anchor's 25), if it is in range."""
+        """The height of a horizontal guide at ``value`` (house Normal's 0), if it is in range."""
         return self.y_of(value) if self.low <= value <= self.high else None
 
 

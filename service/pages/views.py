@@ -13,7 +13,7 @@ from flask import Blueprint, render_template, request
 from arena import bots, disputes, divergences, gauntlets
 from arena import ladder as ladder_figures
 from arena.errors import ArenaError, NotFoundError
-from arena.ratings import ANCHOR, ANCHOR_MU, ANCHOR_SIGMA
+from arena.ratings import ANCHOR, NEW_VERSION_SIGMA, matches_to_settle
 from arena.records import PROVISIONAL_SIGMA, Match, MatchStatus, Page, Rating
 from arena.store import FAULTS_KEPT
 from replays.integrity import unpack
@@ -71,7 +71,8 @@ def page_query(arg: str, value: int) -> str:
 @blp.app_template_global()
 def provisional_note() -> str:
     """What the provisional mark's tooltip says."""
-    return f"σ above {PROVISIONAL_SIGMA:.1f}: too few rated matches to trust the place yet"
+    unsure = f"σ above {PROVISIONAL_SIGMA:.1f} points per hand"
+    return f"{unsure}: too few rated matches to trust the place yet"
 
 
 def _page_arg(name: str = "page") -> int:
@@ -91,9 +92,9 @@ def ladder() -> str:
         "pages/ladder.html",
         rows=found.items,
         names={r.rating.bot_id: r.name for r in found.items},
-        status=ladder_figures.status(arena()),
-        anchor_mu=ANCHOR_MU,
+        status=(status := ladder_figures.status(arena())),
         threshold=PROVISIONAL_SIGMA,
+        provisional_matches=matches_to_settle(status.hands) if status.hands else None,
         page=page,
         last=last,
     )
@@ -168,12 +169,16 @@ def tournament(tournament_id: str) -> str:
 def bot(bot_id: str) -> str:
     found = store().get_bot(bot_id)
     record = None if found is None else bots.with_presence(arena(), [found])[0]
-    rating = store().rating(bot_id)
-    if record is None and rating is None:
+    if record is None and store().rating(bot_id) is None:
         raise PageNotFoundError(f"There is no bot {bot_id}.")
-    versions = store().rating_versions(bot_id)
+    rating = ladder_figures.rating(arena(), bot_id)  # as shown: relative to house Normal
+    versions = ladder_figures.versions(arena(), bot_id)
     selected = _selected(bot_id, versions, request.args.get("version"), rating)
-    history = [] if selected is None else store().rating_history(bot_id, selected.version)
+    history = (
+        []
+        if selected is None
+        else ladder_figures.rating_history(arena(), bot_id, selected.version)[1]
+    )
     h2h_page = _page_arg("h2h_page")
     every = store().head_to_head(bot_id)
     h2h = Page.of(every, page=h2h_page, per_page=HEAD_TO_HEAD_PER_PAGE)
@@ -198,8 +203,8 @@ def bot(bot_id: str) -> str:
         selected=selected,
         chart=rating_chart(history),
         anchor=ANCHOR,
-        anchor_mu=ANCHOR_MU,
-        anchor_sigma=ANCHOR_SIGMA,
+        rerating=ladder_figures.status(arena()).rerating,
+        new_version_sigma=NEW_VERSION_SIGMA,
         head_to_head=h2h.items,
         h2h_page=h2h_page,
         h2h_last=_last_page(h2h.total, HEAD_TO_HEAD_PER_PAGE),

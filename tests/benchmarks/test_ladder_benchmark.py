@@ -12,7 +12,7 @@ from openskill.models import PlackettLuce
 
 from arena import ratings
 from arena.matchmaker import Member, Table, choose_tables
-from arena.ratings import rate, starting_rating
+from arena.ratings import rate
 from arena.records import Rating
 from benchmarks import ladder, ladder_models
 from replays.log import MatchLog
@@ -110,14 +110,14 @@ def _exact_posterior(
 def test_the_margin_update_is_the_gaussian_posterior_of_point_differences() -> None:
     mus, variances = [0.0, -10.0, 5.0, 20.0], [400.0, 900.0, 100.0, 1600.0]
     observed, noise = [30.0, -50.0, 10.0, -80.0], 4900.0
-    means, after = ladder.margin_update(mus, variances, observed, noise)
+    means, after = ratings.margin_update(mus, variances, observed, noise)
     assert means == pytest.approx(_exact_posterior(mus, variances, observed, noise))
     assert all(a < v for a, v in zip(after, variances, strict=True))
     # only differences count: the same points with 100 more for every seat move nobody otherwise
-    shifted, _ = ladder.margin_update(mus, variances, [x + 100 for x in observed], noise)
+    shifted, _ = ratings.margin_update(mus, variances, [x + 100 for x in observed], noise)
     assert shifted == pytest.approx(means)
     # a seat of no uncertainty (house Normal in the arena's anchor) does not move
-    fixed, kept = ladder.margin_update(mus, [0.0, *variances[1:]], observed, noise)
+    fixed, kept = ratings.margin_update(mus, [0.0, *variances[1:]], observed, noise)
     assert (fixed[0], kept[0]) == (0.0, 0.0) and fixed[1:] != means[1:]
 
 
@@ -126,18 +126,21 @@ def test_house_normal_moves_in_the_experiments_that_rate_it_like_everyone(
 ) -> None:
     log = duplicate_logs[0]
     assert log.seats[0].bot_id == "house:normal" and len(set(log.outcome.totals)) > 1
-    for anchor_sigma in (ladder_models.MARGIN_SIGMA, 0.0):
-        before = [
-            Rating(s.bot_id, 0.0, anchor_sigma if seat == 0 else ladder_models.MARGIN_SIGMA)
-            for seat, s in enumerate(log.seats)
-        ]
-        after = ladder.rate_margins(log, before)
+    for anchored in (False, True):  # the arena's margins: rated like everyone, or held at σ 0
+        board = ladder.starting_board(ladder.Arm("matchmaker", True, anchored=anchored), TABLE)
+        before = [board[s.bot_id] for s in log.seats]
+        assert before[0].sigma == (0.0 if anchored else ratings.PRIOR_SIGMA)
+        after = rate(log, before)
         assert [r.matches for r in after] == [1, 1, 1, 1]
-        assert (after[0].mu == 0.0) == (anchor_sigma == 0.0)
+        assert (after[0].mu == 0.0) == anchored
         assert all(r.mu != 0.0 for r in after[1:])
-    openskill = [starting_rating(s.bot_id, "1", None) for s in log.seats]
-    assert rate(log, openskill)[0].mu == openskill[0].mu  # the arena's anchor
-    assert ladder.rate_openskill(log, openskill, anchored=False)[0].mu != openskill[0].mu
+    for anchored in (True, False):  # openskill, as the arena rated before
+        arm = ladder.Arm("matchmaker", True, openskill=True, anchored=anchored)
+        board = ladder.starting_board(arm, TABLE)
+        openskill = [board[s.bot_id] for s in log.seats]
+        assert (openskill[0].mu, openskill[0].sigma) == (25.0, 1.0 if anchored else 25 / 3)
+        moved = ladder.rate_openskill(log, openskill, ladder.OPENSKILL_MODEL, anchored=anchored)
+        assert (moved[0].mu == openskill[0].mu) == anchored
 
 
 def test_openskills_margin_rates_by_the_matchs_points_with_house_normal_held(
@@ -145,15 +148,16 @@ def test_openskills_margin_rates_by_the_matchs_points_with_house_normal_held(
 ) -> None:
     log = duplicate_logs[0]  # points -140, -390, -310, -70: places 2, 4, 3, 1
     assert log.seats[0].bot_id == "house:normal" and len(set(log.outcome.totals)) == 4
-    first = [starting_rating(s.bot_id, "1", None) for s in log.seats]
+    board = ladder.starting_board(ladder.OPENSKILL[0], TABLE)
+    first = [board[s.bot_id] for s in log.seats]
     before = [first[0], *(replace(r, mu=r.mu - 3 * seat) for seat, r in enumerate(first[1:]))]
-    placed = rate(log, before)
+    placed = ladder.rate_openskill(log, before, ladder.OPENSKILL_MODEL, anchored=True)
     scored = {}
     for margin in (50.0, 1e6):
-        with ladder.rating_model(ladder.Arm("matchmaker", duplicate=True, margin=margin)):
-            assert ratings.MODEL.margin == margin
-            scored[margin] = ladder.rate_openskill(log, before, anchored=True)
-    assert ratings.MODEL.margin == 0.0  # the arena's model is back
+        model = ladder.openskill_model(replace(ladder.OPENSKILL[0], margin=margin))
+        assert model.margin == margin
+        scored[margin] = ladder.rate_openskill(log, before, model, anchored=True)
+    assert ladder.OPENSKILL_MODEL.margin == 0.0  # the arena's model before is untouched
     assert all(r[0].mu == before[0].mu for r in scored.values())  # the anchor held
     assert [r.matches for r in scored[50.0]] == [1, 1, 1, 1]
     # points further apart than the margin move the μ otherwise than places alone ...
@@ -205,9 +209,10 @@ def test_the_openskill_experiments_run_and_compare_with_random_tables_rated_alik
     out = capsys.readouterr().out
     for arm in (arm for name in named for arm in ladder.EXPERIMENTS[name]):
         assert any(line.startswith(f"| {arm.name} | 1 |") for line in out.splitlines()), arm.name
-    margin = "openskill margin 100"
+    margin = "openskill over places, openskill margin 100"
     assert f"duplicate deals, {margin} ÷ random, plain deals, {margin}, first" in out
-    assert "BradleyTerryPart ÷ random, plain deals, first" in out  # the arena's, not run alike
+    # not run alike: against the arena's ratings before, openskill over places
+    assert "BradleyTerryPart ÷ random, plain deals, openskill over places, first" in out
 
 
 def test_drawn_tables_seat_distinct_members_within_their_room() -> None:
@@ -232,7 +237,7 @@ def test_the_full_covariance_update_of_one_match_has_the_margin_updates_means(
         0.0 if s.bot_id == "house:normal" else ladder_models.MARGIN_SIGMA**2 for s in log.seats
     ]
     hands = log.outcome.hands_played
-    means, variances = ladder.margin_update(
+    means, variances = ratings.margin_update(
         [0.0] * 4,
         before,
         [t / hands for t in log.outcome.totals],
@@ -267,7 +272,7 @@ def test_a_table_rated_together_moves_by_its_total_points(
         for seat, info in enumerate(log.seats):
             totals[info.bot_id] += log.outcome.totals[seat]
     hands = 4 * duplicate_logs[0].outcome.hands_played
-    means, _ = ladder.margin_update(
+    means, _ = ratings.margin_update(
         [0.0] * 4,
         [ladder_models.MARGIN_SIGMA**2] * 4,
         [totals[b] / hands for b in TABLE],

@@ -50,10 +50,11 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 HOSTILE_NAME = "<script>window.pwned = 1</script>"
 HOSTILE_VERSION = '<img src=x onerror="window.pwned = 2">'
-VETERAN_V1 = [(25.0 + n / 2, 8.33 - n * 0.25) for n in range(10)]
-"""Version 1.0 of the veteran: ten matches, provisional throughout (σ from 8.33 to 6.08)."""
-VETERAN_V2 = [(30.0, 6.0), (31.0, 5.6), (31.5, 5.2), (32.0, 4.9), (32.4, 4.6), (33.0, 4.4)]
-"""Version 2.0: six matches, no longer provisional from the fourth (σ 4.9) on."""
+VETERAN_V1 = [(n * 1.5, 40.0 - n * 2.5) for n in range(10)]
+"""Version 1.0 of the veteran, in points per hand: ten matches, provisional throughout (σ
+from 40 to 17.5)."""
+VETERAN_V2 = [(20.0, 20.0), (21.0, 14.0), (21.5, 11.0), (22.0, 9.8), (22.4, 9.2), (23.0, 8.8)]
+"""Version 2.0: six matches, no longer provisional from the fourth (σ 9.8) on."""
 OPPONENTS = 25
 """The veteran's head-to-head opponents: more than one page of them."""
 
@@ -64,7 +65,7 @@ class Ladder:
 
     veteran: str
     """A registered bot in the ladder (3 at once), with two rated versions, 1.0 (provisional)
-    and 2.0 (the latest, σ ≤ 5), and head-to-head figures against ``OPPONENTS`` opponents."""
+    and 2.0 (the latest, σ ≤ 10), and head-to-head figures against ``OPPONENTS`` opponents."""
     hostile: str
     """A registered bot whose name and version are markup."""
     table_id: str
@@ -183,7 +184,8 @@ def _seats(matches: int, placement_sum: int, points: int) -> Seats:
 
 
 def _ladder(store: Store) -> Ladder:
-    """The veteran's two versions, the hostile bot, house Normal's anchored rating, a ladder
+    """The veteran's two versions, the hostile bot, house Normal's rating (μ 0: every shown μ
+    is then the stored one), a ladder
     table and a matchmaking round, written straight to the store."""
     veteran = _bot(store, "veteran", version="2.0", ladder=True, max_concurrent=3)
     hostile = _bot(store, HOSTILE_NAME, version=HOSTILE_VERSION, ladder=True)
@@ -203,9 +205,9 @@ def _ladder(store: Store) -> Ladder:
         matches = 30 - n
         figures = HeadToHead(f"bot_opponent{n:02}", matches, matches - 1, 1, 10 - n, 4 * matches)
         write_head_to_head(store, veteran, figures.opponent, figures)
-    hostile_rating = Rating(hostile, 20.0, 7.5, matches=2, hands=8, version=HOSTILE_VERSION)
-    write_version(store, hostile_rating, [(22.0, 8.0), (20.0, 7.5)])
-    write_version(store, Rating("house:normal", 25.0, 1.0, version="1"), [(25.0, 1.0)])
+    hostile_rating = Rating(hostile, -5.0, 30.0, matches=2, hands=8, version=HOSTILE_VERSION)
+    write_version(store, hostile_rating, [(-2.0, 35.0), (-5.0, 30.0)])
+    write_version(store, Rating("house:normal", 0.0, 3.0, version="1"), [(0.0, 3.0)])
     seats = (veteran, hostile, "house:normal", "house:easy")
     spec = TournamentSpec(
         "Ladder table", seats, Format(hands=4), Rules(), TimeControl(1000, 30000, 5)

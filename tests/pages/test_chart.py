@@ -68,14 +68,15 @@ def test_the_paths_are_the_points_coordinates() -> None:
 
 
 def test_provisional_points_and_where_the_rating_settles() -> None:
-    found = rating_chart(history((25.0, 8.0), (26.0, 5.5), (27.0, 5.0), (28.0, 4.5)))
+    # points per hand relative to house Normal: a new bot starts at σ 40
+    found = rating_chart(history((0.0, 40.0), (-3.0, 12.0), (-5.0, 10.0), (-6.0, 8.0)))
     assert found is not None
     assert [p.provisional for p in found.points] == [True, True, False, False]
     assert found.settled is found.points[2]  # σ at the threshold is no longer provisional
-    assert found.threshold == 5.0
-    stricter = rating_chart(history((25.0, 8.0), (26.0, 5.5)), threshold=6.0)
+    assert found.threshold == 10.0
+    stricter = rating_chart(history((0.0, 40.0), (-3.0, 12.0)), threshold=12.0)
     assert stricter is not None and stricter.settled is stricter.points[1]
-    never = rating_chart(history((25.0, 8.0), (26.0, 7.0)))
+    never = rating_chart(history((0.0, 40.0), (-2.0, 20.0)))
     assert never is not None and never.settled is None
 
 

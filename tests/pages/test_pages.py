@@ -29,7 +29,7 @@ SEAT_NAMES = ["alpha", "beta", "house:easy", "house:hard"]
 """Who sits where in m_rich: the registered bots by name, the house bots by id."""
 RATED = [*SEAT_NAMES, "veteran", HOSTILE_NAME, "house:normal"]
 """Every participant on the ladder, by the name it shows."""
-PROVISIONAL_TITLE = "σ above 5.0: too few rated matches to trust the place yet"
+PROVISIONAL_TITLE = "σ above 10.0 points per hand: too few rated matches to trust the place yet"
 
 
 def column(page: Page, table: str, index: int, inner: str = "") -> list[str]:
@@ -88,10 +88,10 @@ def test_the_ladder_shows_each_rows_version_figures_and_provisional_mark(
     mark = ladder_row(page, arena.bots[0]).locator(".mark-provisional")
     expect(mark).to_have_text("provisional")
     expect(mark).to_have_attribute("title", PROVISIONAL_TITLE)
-    # the veteran's latest version (σ 4.4) is not, and house Normal (σ 1) never is
+    # the veteran's latest version (σ 8.8) is not, nor house Normal (σ 3, shown at μ 0)
     veteran = ladder_row(page, arena.ladder.veteran)
     expect(veteran.locator("td.version")).to_have_text("2.0")
-    expect(veteran.locator("td.rating")).to_have_text(f"{33.0 - 3 * 4.4:.2f}")
+    expect(veteran.locator("td.rating")).to_have_text(f"{23.0 - 3 * 8.8:.2f}")
     expect(veteran.locator(".mark-provisional")).to_have_count(0)
     expect(ladder_row(page, "house:normal").locator(".mark-provisional")).to_have_count(0)
 
@@ -100,8 +100,9 @@ def test_the_ladder_explains_its_order_and_the_matchmaker(page: Page, arena: Are
     page.goto(arena.url + "/")
     explained = page.locator("#ladder-help")
     expect(explained).to_contain_text("The order is the conservative rating μ − 3σ")
-    expect(explained).to_contain_text("anchored on house Normal, fixed at 25")
-    expect(explained).to_contain_text("provisional while its σ is above 5.0")
+    expect(explained).to_contain_text("Every μ is shown relative to house Normal's")
+    expect(explained).to_contain_text("provisional while its σ is above 10.0")
+    expect(explained).to_contain_text("which takes a new bot about 62 rated matches here")
     expect(explained.locator(".mark-provisional")).to_have_attribute("title", PROVISIONAL_TITLE)
     matchmaker = page.locator("#matchmaker")
     expect(matchmaker).to_contain_text(
@@ -213,7 +214,7 @@ def test_the_bot_page_shows_every_version_and_charts_the_one_chosen(
         "In the ladder": "yes",
         "Ladder matches at once, at most": "3",
     }
-    assert facts(page, "record")["Rating (μ − 3σ)"] == f"{33.0 - 3 * 4.4:.2f}"
+    assert facts(page, "record")["Rating (μ − 3σ)"] == f"{23.0 - 3 * 8.8:.2f}"
     assert facts(page, "record")["Version played last"] == "2.0"
     expect(page.locator("#record .mark-provisional")).to_have_count(0)
 
@@ -239,7 +240,7 @@ def test_the_bot_page_shows_every_version_and_charts_the_one_chosen(
     expect(page.locator("#chart-h")).to_have_text("Rating history of version 2.0")
     chart = page.locator("svg.chart")
     expect(chart.locator("circle")).to_have_count(len(VETERAN_V2))
-    expect(chart.locator("circle.provisional")).to_have_count(3)  # σ 6.0, 5.6, 5.2
+    expect(chart.locator("circle.provisional")).to_have_count(3)  # σ 20, 14, 11
     expected = rating_chart(arena.store.rating_history(veteran, "2.0"))
     assert expected is not None
     expect(chart.locator("path.band")).to_have_attribute("d", expected.band)
@@ -251,7 +252,7 @@ def test_the_bot_page_shows_every_version_and_charts_the_one_chosen(
     expect(chart.locator("#chart-low")).to_have_text(f"{low:.1f}")
     expect(chart.locator("line.threshold")).to_have_count(1)
     expect(page.locator("#chart-note")).to_contain_text(
-        "Provisional until rated match 4, when σ came to 5.0 or below."
+        "Provisional until rated match 4, when σ came to 10.0 or below."
     )
     seats = stored[0].seats
     assert seat_rows(page) == [

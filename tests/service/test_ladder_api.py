@@ -9,6 +9,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from arena import ratings
 from arena.records import PROVISIONAL_SIGMA, Format, Rating, TournamentSpec
 from arena.store import Store, codecs
 from referee import Rules
@@ -58,8 +59,14 @@ def test_the_ladder_shows_versions_provisional_marks_and_head_to_head(
     rows = {r["bot_id"]: r for r in client.get("/api/ladder").json["items"]}
     assert set(rows) == set(BOTS)
     assert rows["bot_a"]["version"] == "2.0" and rows["bot_a"]["provisional"] is True
-    assert rows["house:normal"]["provisional"] is False  # the anchor: sigma 1
-    assert (rows["house:normal"]["mu"], rows["house:normal"]["sigma"]) == (25.0, 1.0)
+    # house Normal is rated like everyone, and every mu is shown relative to its own
+    normal, bot_a = store.rating("house:normal"), store.rating("bot_a")
+    assert normal is not None and bot_a is not None and normal.mu != 0.0
+    assert rows["house:normal"]["mu"] == 0.0
+    assert rows["house:normal"]["sigma"] == normal.sigma < ratings.PRIOR_SIGMA
+    assert rows["bot_a"]["mu"] == bot_a.mu - normal.mu
+    assert rows["bot_a"]["rating"] == bot_a.mu - normal.mu - 3 * bot_a.sigma
+    assert client.get("/api/ladder/status").json["anchor_level"] == normal.mu
     assert rows["bot_a"]["name"] == "bot_a"  # not registered here: shown by its id
     versions = client.get("/api/bots/bot_a/versions").json
     assert [v["version"] for v in versions["items"]] == ["2.0", "1.0"]
@@ -70,6 +77,8 @@ def test_the_ladder_shows_versions_provisional_marks_and_head_to_head(
     assert latest["version"] == "2.0" and [p["match_id"] for p in latest["history"]] == ["b0"]
     older = client.get("/api/bots/bot_a/rating-history?version=1.0").json
     assert [p["match_id"] for p in older["history"]] == ["a0", "a1"]
+    stored = store.rating_history("bot_a", "1.0")[-1]
+    assert older["history"][-1]["mu"] == stored.mu - normal.mu  # the same rescaling
     assert client.get("/api/bots/bot_a/rating-history?version=9").json["history"] == []
     h2h = client.get("/api/bots/bot_a/head-to-head?per_page=2").json
     assert h2h["total"] == 3 and len(h2h["items"]) == 2
@@ -81,6 +90,7 @@ def test_the_ladder_shows_versions_provisional_marks_and_head_to_head(
 
 
 def test_a_settled_rating_is_not_provisional(client: FlaskClient, store: Store) -> None:
+    assert store.ratings_scale() == ratings.SCALE  # no rating yet: the current scale
     for bot_id, sigma in (("bot_a", PROVISIONAL_SIGMA), ("bot_b", PROVISIONAL_SIGMA + 0.01)):
         rating = Rating(bot_id, 30.0, sigma, matches=40, version="1")
         store.redis.set(f"gz:rating:{bot_id}", codecs.to_json(rating))
@@ -94,7 +104,8 @@ def test_the_matchmakers_status_and_tables(
 ) -> None:
     status: dict[str, Any] = client.get("/api/ladder/status").json
     assert status["interval_s"] == config.ladder_interval_s
-    assert status["anchor"] == {"bot_id": "house:normal", "mu": 25.0, "sigma": 1.0}
+    assert status["anchor"] == "house:normal" and status["anchor_level"] == 0.0
+    assert status["rerating"] is False
     assert status["provisional_sigma"] == PROVISIONAL_SIGMA
     assert status["open_tables"] == 0 and status["last_round"]["rounds"] == 0
     spec = TournamentSpec(
@@ -108,3 +119,25 @@ def test_the_matchmakers_status_and_tables(
     assert [t["id"] for t in tables["items"]] == [table_id]
     assert client.get("/api/tournaments").json["total"] == 0
     assert client.get(f"/api/tournaments/{table_id}").json["participants"] == BOTS
+
+
+def test_ratings_awaiting_re_rating_are_not_shown(
+    client: FlaskClient, store: Store, config: Config
+) -> None:
+    _record(store, config, "a0", "1.0", seed=1)
+    store.redis.set("gz:ratings:scale", ratings.OLD_SCALE)  # as an upgraded store holds
+    assert client.get("/api/ladder").json["items"] == []
+    assert client.get("/api/bots/bot_a/versions").json["items"] == []
+    assert client.get("/api/bots/bot_a/rating-history").json["history"] == []
+    status = client.get("/api/ladder/status").json
+    assert status["rerating"] is True and status["anchor_level"] is None
+
+
+def test_the_pages_say_when_ratings_await_re_rating(
+    client: FlaskClient, store: Store, config: Config
+) -> None:
+    _record(store, config, "a0", "1.0", seed=1)
+    assert 'id="rerating"' not in client.get("/").get_data(as_text=True)
+    store.redis.set("gz:ratings:scale", ratings.OLD_SCALE)
+    assert 'id="rerating"' in client.get("/").get_data(as_text=True)
+    assert 'id="rerating"' in client.get("/bots/bot_a").get_data(as_text=True)

@@ -499,7 +499,7 @@ def test_a_ladder_row_and_a_standing_show_their_figures_rounded_as_documented() 
     fault rate to 4."""
     seat = SeatFigures(matches=3, placement_sum=7, points=10, hands=3)
     rating = Rating(
-        "bot_a", mu=27.123456, sigma=7.654321, matches=3, points=10, hands=3, faults=1,
+        "bot_a", mu=-7.123456, sigma=17.654321, matches=3, points=10, hands=3, faults=1,
         decisions=7, version="1.2", seats=(seat, NO_SEATS[1], NO_SEATS[2], NO_SEATS[3]),
         first_match="then", last_match="now",
     )  # fmt: skip
@@ -509,9 +509,9 @@ def test_a_ladder_row_and_a_standing_show_their_figures_rounded_as_documented() 
         "bot_id": "bot_a",
         "name": "Alpha",
         "version": "1.2",
-        "mu": 27.123456,
-        "sigma": 7.654321,
-        "rating": pytest.approx(27.123456 - 3 * 7.654321),
+        "mu": -7.123456,
+        "sigma": 17.654321,
+        "rating": pytest.approx(-7.123456 - 3 * 17.654321),
         "provisional": True,
         "matches": 3,
         "points_per_hand": 3.333,

@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 from rq.job import Job
 
-from arena import disputes
+from arena import disputes, ratings
 from arena.config import Config
 from arena.context import Arena
 from arena.errors import AlreadyDisputedError, NotAllowedError, WrongStateError
@@ -38,7 +38,8 @@ from arena.records import (
     TournamentSpec,
     TournamentStatus,
 )
-from arena.store import Store
+from arena.store import Store, keys
+from arena.store.rerating import rerate
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import Status
 from bot_sdk.server import make_app
@@ -465,3 +466,30 @@ def test_a_remedy_whose_horse_is_killed_is_finished_by_its_retry_once(
     tournament = store.get_tournament(tournament_id)
     assert tournament is not None and tournament.done == tournament.total == 3
     assert store.replay_blob(replacement) is not None
+
+
+def test_a_ruling_applied_while_ratings_await_re_rating_is_left_to_the_re_rating(
+    played: tuple[Arena, str, str],
+) -> None:
+    """A match recorded while the ratings await re-rating keeps no rating effect: voiding it
+    then withdraws none (and is not refused), the re-rating leaves it out and counts it in its
+    versions' ``amended``."""
+    arena, tournament_id, bot_id = played
+    store = arena.store
+    match, other = _matches(store, tournament_id)
+    store.redis.set(keys.RATINGS_SCALE, ratings.OLD_SCALE)
+    store.redis.hdel(keys.match(match.id), "rating_effect")  # as if recorded meanwhile
+    dispute = disputes.file(
+        arena, by=bot_id, match_id=match.id, hand=1, decision=None, statement="the whole hand"
+    )
+    disputes.rule(
+        arena, dispute.id, status=DisputeStatus.UPHELD, reason="the network",
+        remedy=Remedy.REPLAY,
+    )  # fmt: skip
+    apply_remedy(dispute.id)
+    voided = store.get_match(match.id)
+    assert voided is not None and voided.voided_by == dispute.id
+    assert rerate(store) == 1  # the other match alone
+    after = _ratings(store, [bot_id, "house:easy", "house:normal", "house:hard"])
+    assert all((r.matches, r.amended) == (1, 1) for r in after.values())
+    assert [p.match_id for p in store.rating_history(bot_id)] == [other.id]

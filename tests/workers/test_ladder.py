@@ -10,12 +10,12 @@ from contextlib import ExitStack
 
 import pytest
 
-from arena import ladder, matches
+from arena import ladder, matches, ratings
 from arena.config import Config
 from arena.context import Arena
 from arena.queue import match_job_id
 from arena.records import BotStatus, Rating, TournamentStatus
-from arena.store import Store, codecs
+from arena.store import Store, codecs, keys
 from tests.workers.ladder_support import HOUSE, enter, ladder_config
 
 
@@ -111,7 +111,9 @@ def test_the_neediest_bot_is_seated_first_and_paused_or_disconnected_bots_never(
     paused = enter(store, stack, "paused", status=BotStatus.PAUSED)
     pending = enter(store, stack, "pending", status=BotStatus.PENDING)
     for bot_id in settled:
-        store.redis.set(f"gz:rating:{bot_id}", codecs.to_json(Rating(bot_id, 25.0, 3.0)))
+        # settled at the level a newcomer starts at (house Normal's), as 25 was on the scale
+        # before: σ 5 points per hand, where a newcomer's is 40
+        store.redis.set(f"gz:rating:{bot_id}", codecs.to_json(Rating(bot_id, 0.0, 5.0)))
     newcomer = enter(store, stack, "newcomer")
     [table_id] = ladder.matchmake(arena)
     table = store.get_tournament(table_id)
@@ -137,17 +139,40 @@ def test_a_table_left_unplanned_by_a_dead_round_is_planned_by_the_next(
     assert tournament is not None and tournament.status is TournamentStatus.RUNNING
 
 
-def test_a_table_whose_last_match_failed_for_good_is_closed(
-    config: Config, store: Store, stack: ExitStack
-) -> None:
-    arena = Arena.from_config(config)
+def _three_rotations_played(arena: Arena, stack: ExitStack) -> tuple[str, str, str]:
+    """Two bots entered, the round's table seated and its first three rotations played: the
+    first bot, the table and its last rotation."""
+    store = arena.store
     first, _ = enter(store, stack, "first"), enter(store, stack, "second")
     [table_id] = ladder.matchmake(arena)
     *played, last = _rotations(store, table_id)
     for match_id in played:
         matches.play(arena, match_id)
+    return first, table_id, last
+
+
+def test_a_table_whose_last_match_failed_for_good_is_closed(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    arena = Arena.from_config(config)
+    first, table_id, last = _three_rotations_played(arena, stack)
     assert store.mark_match_failed(last, "the workers' sweep gave up on it")
     [seated] = ladder.matchmake(arena)  # closed: its bots have room for a new table again
     assert seated != table_id and list(store.open_ladder_tables()) == [seated]
     rating = store.rating(first)
     assert rating is not None and rating.matches == 3
+
+
+def test_a_round_re_rates_ratings_of_another_scale_before_it_seats(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    arena = Arena.from_config(config)
+    first, _, _ = _three_rotations_played(arena, stack)
+    rated = store.rating(first)
+    assert rated is not None and rated.matches == 3
+    store.redis.set(keys.RATINGS_SCALE, ratings.OLD_SCALE)  # as an upgraded arena holds
+    store.redis.set(keys.rating(first), codecs.to_json(dataclasses.replace(rated, mu=25.0)))
+    assert ladder.status(arena).rerating
+    ladder.matchmake(arena)
+    assert store.ratings_scale() == ratings.SCALE and not ladder.status(arena).rerating
+    assert store.rating(first) == rated  # the same matches, rated again: the same rating

@@ -662,9 +662,9 @@ def test_ratings_start_new_and_add_the_match_to_what_was_stored() -> None:
     new = [ratings.starting_rating(s.bot_id, s.version, None) for s in log.seats]
     after = ratings.rate(log, [new[0], stored, new[2], new[3]], at="then")
     assert [r.bot_id for r in after] == ["bot_a", "bot_b", "house:easy", "bot_c"]
-    assert after[0].mu > after[3].mu > after[2].mu  # places 1, 2 and 3 of 4
-    assert all(r.sigma < ratings.DEFAULT_SIGMA for r in after) and after[1].mu < 30.0
-    assert (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA) == (25.0, 25 / 3)
+    assert after[0].mu > after[3].mu > after[2].mu  # 80, -50 and -100 points from one level
+    assert all(r.sigma < ratings.PRIOR_SIGMA for r in after) and after[1].mu < 30.0
+    assert (new[0].mu, new[0].sigma) == (0.0, ratings.PRIOR_SIGMA) == (0.0, 40.0)
     totals = log.outcome.totals
     assert [(r.matches, r.points, r.hands, r.faults, r.decisions) for r in after] == [
         (1, totals[0], 1, 0, 14),
