@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+import importlib
 import json
 import threading
 import zlib
@@ -345,11 +346,10 @@ def sorted_json(data: Mapping[str, Any]) -> bytes:
 @functools.cache
 def _orjson() -> ModuleType | None:
     """The ``orjson`` package, where installed: the arena's, beside ``zstandard``."""
-    try:
-        import orjson  # noqa: PLC0415 - the arena's dependency, not the bot SDK's
+    try:  # by name: mypyc compiles this module where orjson may not be installed
+        return importlib.import_module("orjson")
     except ImportError:
         return None
-    return orjson
 
 
 def _no_float(text: str) -> Any:
