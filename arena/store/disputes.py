@@ -230,7 +230,7 @@ class DisputeBook:
                     pipe.set(keys.rating(rating.bot_id), codecs.to_json(rating))
                     pipe.zadd(keys.LADDER, {rating.bot_id: rating.conservative})
             if rated:
-                pipe.incr(keys.RATINGS_VOIDS)  # a re-rating under way must see this void
+                pipe.incr(keys.RATINGS_CHANGED)  # a re-rating under way must see this void
                 for bot_id, opponent, figures in head_to_head(log):
                     for figure, value in figures.items():
                         pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", -value)

@@ -52,8 +52,9 @@ Keys (all under ``gz:``)::
                                     re-rating, arena/store/rerating.py)
     gz:rated                        list: every rated match in the order its result was
                                     recorded (JSON [match id, when]), written with its result
-    gz:ratings:voids                INCR counter: rated matches voided by rulings (a
-                                    re-rating started before one must start again)
+    gz:ratings:changed              INCR counter: rated matches voided by rulings and
+                                    re-ratings written (a re-rating started before one
+                                    must start again)
     gz:bot:{id}:h2h                 hash: "{opponent}|{figure}" -> a head-to-head counter
                                     (matches, ahead, behind, points, hands), HINCRBY only
     gz:ladder:members               set of the registered bots entered in the ladder
@@ -105,7 +106,9 @@ MATCHES = "gz:matches"
 LADDER = "gz:ladder"
 RATINGS_SCALE = "gz:ratings:scale"
 RATED = "gz:rated"
-RATINGS_VOIDS = "gz:ratings:voids"
+RATINGS_CHANGED = "gz:ratings:changed"
+"""Counts what makes a re-rating under way start again: a rated match voided, another
+re-rating written."""
 RATING_PATTERN = "gz:rating:*"
 """Every key of the ratings (``SCAN MATCH``), for their re-rating."""
 LADDER_MEMBERS = "gz:ladder:members"

@@ -20,10 +20,12 @@ Once re-rated, the journal lists every rated match, those from before it first, 
 re-rating reads the same order from the journal alone.
 
 **Matches recorded meanwhile.** The new ratings are written in one transaction watching the
-journal, the scale's name and the count of voided matches: a match recorded while the
-re-rating reads logs adds to the journal, and the re-rating rates it too before it writes; a
-match voided meanwhile starts the re-rating again. Nothing is lost if it stops before that
-transaction: the stored ratings are untouched, and running it again starts again.
+journal, the scale's name and a count of what changes the ratings wholesale
+(``gz:ratings:changed``): a match recorded while the re-rating reads logs adds to the
+journal, and the re-rating rates it too before it writes; a match voided meanwhile, or
+another re-rating written meanwhile (which rewrites the journal), starts it again. Nothing is
+lost if it stops before that transaction: the stored ratings are untouched, and running it
+again starts again.
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ def rerate(store: Store) -> int:
     """Rate every rated match again and replace the stored ratings (see the module's doc);
     returns the number of matches rated."""
     while True:
-        voids = replies.text(store.redis.get(keys.RATINGS_VOIDS))
+        changes = replies.text(store.redis.get(keys.RATINGS_CHANGED))
         replay = Replay()
         order, journaled = rated_order(store)
         done = rated = 0
@@ -133,10 +135,10 @@ def rerate(store: Store) -> int:
             for match_id, at in order[done:]:
                 rated += _rate_one(store, replay, match_id, at)
             done = len(order)
-            outcome = _commit(store, replay, order, journaled, voids)
+            outcome = _commit(store, replay, order, journaled, changes)
             if outcome == "written":
                 return rated
-            if outcome == "voided":
+            if outcome == "again":
                 break
             more = replies.texts(store.redis.lrange(keys.RATED, journaled, -1))
             order += [_entry(raw) for raw in more]
@@ -158,17 +160,18 @@ def _rate_one(store: Store, replay: Replay, match_id: str, at: str) -> int:
 
 
 def _commit(
-    store: Store, replay: Replay, order: Sequence[Rated], journaled: int, voids: str | None
+    store: Store, replay: Replay, order: Sequence[Rated], journaled: int, changes: str | None
 ) -> str:
     """Write the replay's ratings in place of the stored ones, and ``order`` as the journal
     (the matches rated before it existed then keep their order in it): ``written``; or
-    ``more`` if the journal grew since (rate those too), ``voided`` if a match was voided
-    since (start again), changing nothing."""
+    ``more`` if the journal grew since (rate those too), ``again`` if a match was voided or
+    another re-rating written since (start again: the journal itself may have been
+    rewritten), changing nothing."""
     current, versions = replay.finished()
 
     def write(pipe: Pipeline) -> str:
-        if replies.text(pipe.get(keys.RATINGS_VOIDS)) != voids:
-            return "voided"
+        if replies.text(pipe.get(keys.RATINGS_CHANGED)) != changes:
+            return "again"
         if replies.number(pipe.llen(keys.RATED)) != journaled:
             return "more"
         old = list(pipe.scan_iter(match=keys.RATING_PATTERN, count=1000))
@@ -188,7 +191,8 @@ def _commit(
         for match_id, effect in replay.effects.items():
             pipe.hset(keys.match(match_id), "rating_effect", codecs.to_json(effect))
         pipe.set(keys.RATINGS_SCALE, SCALE)
+        pipe.incr(keys.RATINGS_CHANGED)  # a re-rating under way elsewhere starts again
         return "written"
 
-    watched: Sequence[str] = (keys.RATED, keys.RATINGS_SCALE, keys.RATINGS_VOIDS)
+    watched: Sequence[str] = (keys.RATED, keys.RATINGS_SCALE, keys.RATINGS_CHANGED)
     return replies.transaction(store.redis, write, *watched)

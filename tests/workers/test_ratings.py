@@ -287,13 +287,44 @@ def test_a_re_rating_rates_what_is_recorded_meanwhile_and_starts_again_after_a_v
         if len(calls) == 1:  # recorded meanwhile: it joins the journal
             logs.append(_rated(store, config, "late", {}))
         if len(calls) == 3:  # reading it, a ruling voids a rated match meanwhile
-            store.redis.incr(keys.RATINGS_VOIDS)
+            store.redis.incr(keys.RATINGS_CHANGED)
         return read(match_id, keep=keep)
 
     monkeypatch.setattr(store, "replay_blob", reading)
     assert rerate(store) == 3
     # the late match read once the journal grew, then everything again after the void
     assert calls == ["a0", "a1", "late", "a0", "a1", "late"]
+    rerated = _numbers(store)
+    store.redis.flushdb()
+    for log in logs:
+        assert store.record_result(log.match_id, _sealed(config, log))
+    assert rerated == _numbers(store)
+
+
+def test_two_re_ratings_at_once_rate_every_match_once(
+    config: Config, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An operator's ``gongzhu rerate`` while the matchmaker's round re-rates: the second one
+    written starts the other again (the journal it was reading was rewritten, the matches from
+    before the journal put first), so no match is rated twice."""
+    logs = [_rated(store, config, f"a{n}", {}) for n in range(3)]
+    store.redis.delete(keys.RATED)  # rated before the journal: known from their histories
+    store.redis.set(keys.RATINGS_SCALE, ratings.OLD_SCALE)
+    read = store.replay_blob
+    calls: list[str] = []
+
+    def reading(match_id: str, *, keep: bool = True) -> bytes | None:
+        calls.append(match_id)
+        if len(calls) == 2:  # the outer one is reading: a match comes in, another re-rates
+            logs.append(_rated(store, config, "late", {}))
+            monkeypatch.setattr(store, "replay_blob", read)
+            assert rerate(store) == 4
+            monkeypatch.setattr(store, "replay_blob", reading)
+        return read(match_id, keep=keep)
+
+    monkeypatch.setattr(store, "replay_blob", reading)
+    assert rerate(store) == 4
+    assert replies.number(store.redis.llen(keys.RATED)) == 4
     rerated = _numbers(store)
     store.redis.flushdb()
     for log in logs:
