@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from arena import tournaments
 from arena.config import Config
 from arena.context import Arena
-from arena.errors import NotFoundError, WrongStateError
+from arena.errors import ArchiveError, NotFoundError, WrongStateError
 from arena.matchmaker import Member, Table, choose_tables
 from arena.queue import release_match
 from arena.ratings import SCALE, shown, shown_point, starting_rating
@@ -93,8 +93,12 @@ def matchmake(arena: Arena) -> list[str]:
     with arena.store.held(keys.LADDER_LOCK, timeout_s=LOCK_TIMEOUT_S, wait_s=None) as taken:
         if not taken:
             return []
+        rerating_error = ""
         if arena.store.ratings_scale() != SCALE:  # ratings of another model: rated again
-            rerate(arena.store)
+            try:
+                rerate(arena.store)
+            except (ArchiveError, ValueError) as error:  # a rated match's log does not read:
+                rerating_error = str(error)  # the operator's to mend; the ladder plays on
         for table_id in arena.store.open_ladder_tables():
             _advance(arena, table_id)
         members = ladder_members(arena)
@@ -103,7 +107,7 @@ def matchmake(arena: Arena) -> list[str]:
             seat_table(arena, table)
             for table in choose_tables(members, tables=config.ladder_tables, rng=rng)
         ]
-        arena.store.note_ladder_round(seated)
+        arena.store.note_ladder_round(seated, rerating_error)
         return seated
 
 

@@ -683,7 +683,12 @@ class LadderStatusSchema(Schema):
     hands = fields.Integer(metadata={"description": "hands per ladder match; 0: to the end"})
     house = fields.List(fields.String(), metadata={"description": "the house bots in it"})
     open_tables = fields.Integer()
-    last_round = fields.Dict(metadata={"description": "when it last ran, what it seated"})
+    last_round = fields.Dict(
+        metadata={
+            "description": "when it last ran (at), what it seated (tables), how many rounds "
+            "ran, and why its re-rating stopped (rerating_error; null if it did not)"
+        }
+    )
     provisional_sigma = fields.Float(
         dump_default=PROVISIONAL_SIGMA,
         metadata={"description": "a rating is provisional while sigma is above this"},

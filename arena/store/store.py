@@ -513,20 +513,27 @@ class Store:
     def close_ladder_table(self, tournament_id: str) -> None:
         self.redis.hdel(keys.LADDER_OPEN, tournament_id)
 
-    def note_ladder_round(self, tables: Sequence[str]) -> None:
-        """Keep when the matchmaker ran and the tables it seated (for ``/api/ladder/status``)."""
-        fields = {"at": self._now(), "tables": codecs.dumps(list(tables))}
+    def note_ladder_round(self, tables: Sequence[str], rerating_error: str = "") -> None:
+        """Keep when the matchmaker ran, the tables it seated and why its re-rating stopped, if
+        it did (for ``/api/ladder/status``)."""
+        fields = {
+            "at": self._now(),
+            "tables": codecs.dumps(list(tables)),
+            "rerating_error": rerating_error,
+        }
         pipe = self.redis.pipeline()
         pipe.hset(keys.LADDER_ROUND, mapping=fields)
         pipe.hincrby(keys.LADDER_ROUND, "rounds", 1)
         pipe.execute()
 
     def last_ladder_round(self) -> dict[str, Any]:
-        """When the matchmaker last ran, the tables it seated then, and how many rounds ran."""
+        """When the matchmaker last ran, the tables it seated then, why its re-rating stopped
+        (None if it did not), and how many rounds ran."""
         raw = replies.fields(self.redis.hgetall(keys.LADDER_ROUND))
         return {
             "at": raw.get("at"),
             "tables": json.loads(raw.get("tables", "[]")),
+            "rerating_error": raw.get("rerating_error") or None,
             "rounds": int(raw.get("rounds", 0)),
         }
 

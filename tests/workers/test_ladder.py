@@ -176,3 +176,21 @@ def test_a_round_re_rates_ratings_of_another_scale_before_it_seats(
     ladder.matchmake(arena)
     assert store.ratings_scale() == ratings.SCALE and not ladder.status(arena).rerating
     assert store.rating(first) == rated  # the same matches, rated again: the same rating
+
+
+def test_a_round_whose_re_rating_cannot_read_a_log_seats_its_tables_and_says_why(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    """A rated match whose stored log is gone: the re-rating stops, changing nothing, and the
+    round seats its tables all the same (the ladder is not held up), saying why."""
+    arena = Arena.from_config(config)
+    _, table_id, last = _three_rotations_played(arena, stack)
+    matches.play(arena, last)  # the table is played out: the round closes it
+    lost = _rotations(store, table_id)[0]
+    store.redis.hdel(keys.match(lost), "log_sha256")  # neither in the archive nor in Redis
+    store.redis.delete(keys.replay(lost))
+    store.redis.set(keys.RATINGS_SCALE, ratings.OLD_SCALE)
+    seated = ladder.matchmake(arena)
+    assert seated  # its bots, free again, are seated
+    status = ladder.status(arena)
+    assert status.rerating and lost in status.last_round["rerating_error"]
