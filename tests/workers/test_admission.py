@@ -61,9 +61,11 @@ def spans_of(config: Config, job: str, seconds: float) -> list[tuple[float, floa
 
 def test_jobs_that_keep_the_interpreter_busy_are_not_taken_together(config: Config) -> None:
     """A few may start together: a job taken does rq's bookkeeping (waiting on Redis) before it
-    computes, and the next may be taken meanwhile; once they compute, none is taken."""
+    computes, and the next may be taken meanwhile (how many depends on how busy the machine
+    is); once they compute, none is taken until one ends."""
     spans = spans_of(dataclasses.replace(config, admission_lateness_ms=2.0), "compute", 0.5)
-    assert most_at_once(spans) <= JOBS // 2 + 1, spans
+    assert most_at_once(spans) < JOBS, spans
+    assert max(start for start, _ in spans) >= min(end for _, end in spans), spans
 
 
 def test_jobs_that_wait_are_all_in_flight_at_once(config: Config) -> None:
