@@ -1032,9 +1032,11 @@ class Store:
         """House Normal's current μ, which every shown rating is relative to
         (:func:`arena.ratings.shown`); None while the stored ratings are on another scale and
         await re-rating (:mod:`arena.store.rerating`)."""
-        if self.ratings_scale() != SCALE:
+        named, anchor = replies.blobs(self.redis.mget(keys.RATINGS_SCALE, keys.rating(ANCHOR)))
+        scale = self.ratings_scale() if named is None else named.decode()
+        if scale != SCALE:
             return None
-        return self._level_in(self.redis)
+        return 0.0 if anchor is None else codecs.from_json(anchor, Rating).mu
 
     def ratings_scale(self) -> str:
         """The scale of the stored ratings (:data:`arena.ratings.SCALE` when current). A store

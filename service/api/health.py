@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.queue import workers_and_depth
-from referee.build import describe, describe_all
+from referee.build import describe_all
 from service.context import arena, store
 from service.schemas import HealthSchema, ReadySchema
 from service.smorest import Blueprint
@@ -27,9 +27,10 @@ def ready() -> tuple[dict[str, Any], int]:
     """Redis is reachable; how many RQ workers are alive (a recent heartbeat), how many jobs
     wait, how many pull bots are connected, and which build of the referee (and of each compiled
     package) runs."""
+    every = describe_all()
+    builds = {"referee": every["referee"], "builds": every}
     if not store().ping():
         down = {"redis": False, "workers": 0, "queue_depth": 0, "pull_bots_connected": 0}
-        builds = {"referee": describe(), "builds": describe_all()}
         return {"status": "unavailable", **down, **builds}, 503
     config = arena().config
     workers, depth = workers_and_depth(arena().queue, live_within_s=config.worker_ttl_s)
@@ -39,6 +40,5 @@ def ready() -> tuple[dict[str, Any], int]:
         "workers": workers,
         "queue_depth": depth,
         "pull_bots_connected": store().mailbox.connected_count(),
-        "referee": describe(),
-        "builds": describe_all(),
+        **builds,
     }, 200

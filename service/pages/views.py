@@ -203,7 +203,7 @@ def bot(bot_id: str) -> str:
         selected=selected,
         chart=rating_chart(history),
         anchor=ANCHOR,
-        rerating=ladder_figures.status(arena()).rerating,
+        rerating=store().rating_level() is None,
         new_version_sigma=NEW_VERSION_SIGMA,
         head_to_head=h2h.items,
         h2h_page=h2h_page,

@@ -138,6 +138,7 @@ def test_the_pages_say_when_ratings_await_re_rating(
 ) -> None:
     _record(store, config, "a0", "1.0", seed=1)
     assert 'id="rerating"' not in client.get("/").get_data(as_text=True)
+    assert 'id="rerating"' not in client.get("/bots/bot_a").get_data(as_text=True)
     store.redis.set("gz:ratings:scale", ratings.OLD_SCALE)
     assert 'id="rerating"' in client.get("/").get_data(as_text=True)
     assert 'id="rerating"' in client.get("/bots/bot_a").get_data(as_text=True)
