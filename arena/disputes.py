@@ -31,7 +31,6 @@ from arena import evidence, matches
 from arena.context import Arena
 from arena.errors import InvalidError, NotAllowedError, NotFoundError, WrongStateError
 from arena.queue import enqueue_evidence, enqueue_match, enqueue_remedy
-from arena.ratings import SCALE
 from arena.records import (
     OPERATOR,
     BotStatus,
@@ -323,7 +322,7 @@ def _check_replayable(arena: Arena, match: Match) -> None:
             "a gauntlet's deal is counted once all its rotations are over: cancel the gauntlet "
             "and start it again instead"
         )
-    awaiting = arena.store.ratings_scale() != SCALE  # the re-rating will leave it out
+    awaiting = arena.store.ratings_await_rerating()  # the re-rating will leave it out
     if (
         tournament.spec.rated
         and not awaiting

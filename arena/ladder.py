@@ -3,9 +3,10 @@
 **Rounds.** ``rq cron`` (the arena's ``cron`` process) queues :func:`matchmake` every
 ``GONGZHU_LADDER_INTERVAL_S`` seconds and a worker runs it. A round first moves every open
 table on (:func:`advance`), then seats up to ``GONGZHU_LADDER_TABLES`` new tables among the
-members with room (:func:`arena.matchmaker.choose_tables`). The members are the house bots
-named by ``GONGZHU_LADDER_HOUSE`` and every registered bot whose owner entered it
-(``ladder``) and that is active (a pull bot: connected too).
+members with room (:func:`arena.matchmaker.choose_tables`), those it passed over before
+first, and keeps which members it passed over. The members are the house bots named by
+``GONGZHU_LADDER_HOUSE`` and every registered bot whose owner entered it (``ladder``) and
+that is active (a pull bot: connected too).
 
 **Tables.** A table is a rated, duplicate tournament of its four participants, flagged as the
 ladder's: its deal sequence is played in all four seat rotations, each a match of
@@ -39,9 +40,9 @@ from arena import tournaments
 from arena.config import Config
 from arena.context import Arena
 from arena.errors import ArchiveError, NotFoundError, WrongStateError
-from arena.matchmaker import Member, Table, choose_tables
+from arena.matchmaker import Member, Table, choose_tables, passed_over_after
 from arena.queue import release_match
-from arena.ratings import SCALE, shown, shown_point, starting_rating
+from arena.ratings import shown, shown_point, starting_rating
 from arena.records import (
     HOUSE_PARTICIPANTS,
     BotStatus,
@@ -94,7 +95,7 @@ def matchmake(arena: Arena) -> list[str]:
         if not taken:
             return []
         rerating_error = ""
-        if arena.store.ratings_scale() != SCALE:  # ratings of another model: rated again
+        if arena.store.ratings_await_rerating():
             try:
                 rerate(arena.store)
             except (ArchiveError, ValueError) as error:  # a rated match's log does not read:
@@ -103,11 +104,9 @@ def matchmake(arena: Arena) -> list[str]:
             _advance(arena, table_id)
         members = ladder_members(arena)
         rng = random.Random(f"ladder:{arena.store.last_ladder_round()['rounds']}")
-        seated = [
-            seat_table(arena, table)
-            for table in choose_tables(members, tables=config.ladder_tables, rng=rng)
-        ]
-        arena.store.note_ladder_round(seated, rerating_error)
+        tables = choose_tables(members, tables=config.ladder_tables, rng=rng)
+        seated = [seat_table(arena, table) for table in tables]
+        arena.store.note_ladder_round(seated, rerating_error, passed_over_after(members, tables))
         return seated
 
 
@@ -187,13 +186,24 @@ def ladder_members(arena: Arena) -> list[Member]:
     house = arena.config.ladder_house
     ratings = store.ratings([*house, *(b.id for b in playing)])
     level = store.rating_level() or 0.0
+    passed = store.passed_over()
     members = []
     for bot_id, room, is_house in [
         *((h, 0, True) for h in house),
         *((b.id, b.max_concurrent - busy.get(b.id, 0), False) for b in playing),
     ]:
         rating = ratings.get(bot_id) or starting_rating(bot_id, "", None, level=level)
-        members.append(Member(bot_id, rating.mu, rating.sigma, rating.matches, room, is_house))
+        members.append(
+            Member(
+                bot_id,
+                rating.mu,
+                rating.sigma,
+                rating.matches,
+                room,
+                is_house,
+                passed.get(bot_id, 0),
+            )
+        )
     return members
 
 

@@ -12,18 +12,30 @@ The matchmaker seeks what the ladder does not know yet: which way round to show 
 member's doubt is the sum of its doubts with every other member: the pairs it may be shown
 the wrong way round in. A new bot (large ``σ``) is in doubt with nearly everyone; a settled
 bot far from the others' ratings with nobody. **By need.** Each table is built around its
-*host*: the registered member with room of the largest doubt (then the largest ``σ``, then
-the fewest rated matches). **Close ratings.** Each of its three other seats goes to the member
-with room whose own doubt plus its doubts with those already seated is largest: bots whose
-places are unsure, against those their order is least sure with, where a result says the
-most. Ties are broken by a seeded generator, so a round is reproducible.
+*host*: the registered member with room of the most :func:`need`: first the one *passed over*
+in the most rounds in a row (rounds in which it had room and was not seated,
+:func:`passed_over_after`, kept by the ladder between rounds), then the largest doubt, the
+largest ``σ``, the fewest rated matches. **Close ratings.** Each of its three other seats
+goes to the member with room whose own doubt plus its doubts with those already seated is
+largest: bots whose places are unsure, against those their order is least sure with, where a
+result says the most. Ties are broken by a seeded generator, so a round is reproducible.
 
-In a simulated ladder rated as the arena rated before (openskill over places;
-benchmarks/ladder.py, docs/BENCHMARKS.md, medians of 6 runs) the shown order first reached
-Kendall τ ≥ 0.9 after 181 matches with this matchmaker, against 571 with the one before it
-(opponents near a point drawn from the host's ``N(μ, σ)``), and held there for good from 1,403
-matches against 1,959. Only the members' order and spreads matter here, so the doubts are the
-same on any scale (points per hand, relative to house Normal, today).
+**Nobody waits for long.** By doubt alone a bot whose place looks sure is seated only once
+those in doubt are, so on a ladder with more bots than a round's seats it may wait for ever.
+A bot passed over hosts one of the next round's tables before any bot that was not. In a
+simulated ladder of 24 bots and 4 tables a round (benchmarks/ladder.py ``--experiment
+seating``, docs/BENCHMARKS.md, 12 runs of 2,000 matches) no registered bot was passed over
+more than 3 rounds in a row, where by doubt alone one was passed over 107 rounds in a row
+(random tables: 11), and the shown order held Kendall τ ≥ 0.9 for good after 621 matches
+(median) instead of 884. On 16 bots (passed over only when house Normal takes their seats)
+the longest wait fell from 26 rounds to 1, the order as fast within the runs' spread.
+
+In a simulated ladder rated as the arena rated before (openskill over places, medians of 6
+runs) the shown order first reached τ ≥ 0.9 after 181 matches with this matchmaker (doubt
+alone then), against 571 with the one before it (opponents near a point drawn from the host's
+``N(μ, σ)``), and held there for good from 1,403 matches against 1,959. Only the members'
+order and spreads matter here, so the doubts are the same on any scale (points per hand,
+relative to house Normal, today).
 
 >>> members = [Member("bot_new", 25.0, 8.3, 0, room=1), Member("bot_old", 30.0, 2.0, 80, room=2),
 ...            Member("house:easy", 18.0, 2.0, 99, house=True),
@@ -61,6 +73,8 @@ class Member:
     matches: int
     room: int = 0
     house: bool = False
+    passed_over: int = 0
+    """Rounds in a row in which it had room and was not seated (:func:`passed_over_after`)."""
 
     @property
     def has_room(self) -> bool:
@@ -148,12 +162,30 @@ def _gain(
     )
 
 
+def need(member: Member, doubt: Mapping[str, float]) -> tuple[int, float, float, int, str]:
+    """How much the ladder needs ``member`` to play, the larger the more: the rounds in a row
+    it was passed over, then its ``doubt``, then its ``σ`` (equal μ make equal doubts, whatever
+    the σ: a new bot still comes first), then the fewer rated matches (then its id, so that the
+    order is total)."""
+    return (member.passed_over, doubt[member.bot_id], member.sigma, -member.matches, member.bot_id)
+
+
 def neediest(pool: Mapping[str, Member], doubt: Mapping[str, float]) -> Member | None:
-    """The registered member with room of the largest ``doubt``, then the largest ``σ`` (equal
-    μ make equal doubts, whatever the σ: a new bot still comes first), then the fewest rated
-    matches, or None: a table's host."""
+    """The registered member with room of the largest :func:`need`, or None: a table's host."""
     hosts = [m for m in pool.values() if not m.house and m.has_room]
-    return max(hosts, key=lambda m: (doubt[m.bot_id], m.sigma, -m.matches, m.bot_id), default=None)
+    return max(hosts, key=lambda m: need(m, doubt), default=None)
+
+
+def passed_over_after(members: Sequence[Member], tables: Sequence[Table]) -> dict[str, int]:
+    """Each registered member's :attr:`Member.passed_over` after a round of ``members`` that
+    seated ``tables``: one more for a member that had room and was not seated, else 0 (left
+    out)."""
+    seated = {bot_id for table in tables for bot_id in table}
+    return {
+        m.bot_id: m.passed_over + 1
+        for m in members
+        if not m.house and m.has_room and m.bot_id not in seated
+    }
 
 
 def random_tables(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:

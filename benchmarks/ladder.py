@@ -39,7 +39,8 @@ the runs; the matches until τ ≥ 0.9 was first reached (median, the lower of t
 for an even count, and range over the seeds; "> N" for a run that never got there); in how
 many runs τ stayed at 0.9 or above from then to the end; the matches after which it never
 fell below 0.9 again; the median τ after 100, 250, 500, 1,000, 2,000 and 4,000 matches
-(those within the run) and at its end; the registered bots' mean σ at the end. Then each
+(those within the run) and at its end; the registered bots' mean σ at the end; the most
+rounds in a row a registered bot with room was passed over (not seated), in any run. Then each
 participant's final μ averaged over the runs of the four arena arms and whether it falls as
 p grows (the true order holds), and the faults (0: no decision timed out).
 
@@ -67,7 +68,10 @@ the model expects to learn of the shown order (:class:`GainTables`, benchmarks/l
 ``gain`` chooses who plays and meets whom, ``swaps`` only whom), beside random tables and the
 arena's matchmaker; ``closest`` runs the arms that came closest to the goal (points and
 rooted hands, random tables with plain deals and the matchmaker with duplicate deals, and
-random tables with duplicate deals); ``variance`` seats tables by another criterion (the
+random tables with duplicate deals); ``seating`` runs the
+arena's four arms with the matchmaker before it kept whom it passed over (a round's players by
+need alone: :func:`need_tables`), for ladders with more bots than a round's seats
+(``--size 24 --tables 4``); ``variance`` seats tables by another criterion (the
 pairs' log variances weighted by their doubt), beside random tables; ``scales`` rates so with
 each hand's points clipped, square-rooted or replaced by places (:data:`SCALES`), random
 tables with plain deals and the matchmaker with duplicate deals.
@@ -103,6 +107,7 @@ from arena.matchmaker import (
     Member,
     Table,
     choose_tables,
+    passed_over_after,
     random_tables,
     take_seats,
 )
@@ -244,8 +249,16 @@ def _drawn(
     return chosen
 
 
+def need_tables(members: Sequence[Member], *, tables: int, rng: random.Random) -> list[Table]:
+    """An experiment, the arena's matchmaker before it kept whom it passed over: a round's
+    players chosen by need alone, so a member whose place looks sure may wait for long."""
+    fresh = [replace(m, passed_over=0) for m in members]
+    return choose_tables(fresh, tables=tables, rng=rng)
+
+
 CHOOSERS: dict[str, Chooser] = {
     "matchmaker": choose_tables,
+    "need": need_tables,
     "random": random_tables,
     "drawn": drawn_tables,
     "spread": spread_tables,
@@ -396,6 +409,7 @@ EXPERIMENTS = {
         for tables in ("random", "matchmaker")
     ]
     + [Arm("random", duplicate=True, rating="covariance", anchored=True)],
+    "seating": [ARMS[0], ARMS[3], Arm("need", duplicate=True), ARMS[2]],
     "scales": [
         Arm(tables, duplicate=tables != "random", rating="covariance", anchored=True, scale=name)
         for name in SCALES
@@ -408,7 +422,8 @@ places, house Normal fixed at 25) and, with them, a duplicate table rated by tot
 or by the same cards (:data:`RATINGS`); openskill's default ``tau``, with which a bot's σ
 settles where each match's added ``tau²`` cancels what the match taught instead of shrinking
 with its matches (the arena's ratings before they were made drift-free); the arena's
-matchmaker before it sought doubt (:func:`drawn_tables`) and one that draws a point for each
+matchmaker before it sought doubt (:func:`drawn_tables`), before it kept whom it passed
+over (:func:`need_tables`), and one that draws a point for each
 opponent (:func:`spread_tables`); openskill's ``beta`` 2 and 4 times its default, a match
 taken as noisier evidence, so σ shrinks more slowly; the arena's ratings by point margins
 with house Normal held fixed, a duplicate table rated
@@ -455,6 +470,8 @@ class RunResult:
     """Each registered bot's σ at the end."""
     faults: int
     seconds: float
+    passed_over: int = 0
+    """The most rounds in a row a registered bot with room was not seated."""
 
     def first(self) -> int | None:
         """The matches played when τ first reached the target."""
@@ -478,8 +495,11 @@ def kendall_tau(scores: Sequence[float]) -> float:
     return sum((a > b) - (a < b) for a, b in pairs) / len(pairs)
 
 
-def members(entrants: Sequence[Entrant], board: dict[str, Rating]) -> list[Member]:
-    """The matchmaker's view at the start of a round: every registered bot has room for one."""
+def members(
+    entrants: Sequence[Entrant], board: dict[str, Rating], passed: dict[str, int]
+) -> list[Member]:
+    """The matchmaker's view at the start of a round: every registered bot has room for one;
+    ``passed``: the rounds in a row each was passed over."""
     return [
         Member(
             e.bot_id,
@@ -488,6 +508,7 @@ def members(entrants: Sequence[Entrant], board: dict[str, Rating]) -> list[Membe
             board[e.bot_id].matches,
             room=0 if e.house else 1,
             house=e.house,
+            passed_over=passed.get(e.bot_id, 0),
         )
         for e in entrants
     ]
@@ -670,10 +691,15 @@ def run(job: Job) -> RunResult:
     covariance = Covariance(list(board), measure) if job.arm.rating == "covariance" else None
     choose = chooser(job.arm, covariance)
     taus: list[tuple[int, float]] = []
-    played = faults = rounds = 0
+    passed: dict[str, int] = {}
+    played = faults = rounds = longest = 0
     while played < job.matches:
         rounds += 1
-        for t, table in enumerate(choose(members(order, board), tables=job.tables, rng=rng)):
+        seen = members(order, board, passed)
+        tables = choose(seen, tables=job.tables, rng=rng)
+        passed = passed_over_after(seen, tables)
+        longest = max(longest, *passed.values(), 0)
+        for t, table in enumerate(tables):
             if played >= job.matches:
                 break
             logs = play_table(
@@ -709,6 +735,7 @@ def run(job: Job) -> RunResult:
         tuple(board[e.bot_id].sigma for e in order if not e.house),
         faults,
         time.perf_counter() - start,
+        longest,
     )
 
 
@@ -738,8 +765,8 @@ def table_rows(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -
         f"| arm | runs | matches to τ ≥ {TARGET} first: median (range) | held after | "
         f"matches to τ ≥ {TARGET} for good: median (range) | "
         + " | ".join(f"τ at {n:,}" for n in marks)
-        + " | σ at the end |",
-        "|---|---:|---:|---:|---:|" + "---:|" * len(marks) + "---:|",
+        + " | σ at the end | longest passed over |",
+        "|---|---:|---:|---:|---:|" + "---:|" * len(marks) + "---:|---:|",
     ]
     for arm in arms:
         mine = [r for r in results if r.job.arm == arm]
@@ -750,7 +777,7 @@ def table_rows(results: Sequence[RunResult], arms: Sequence[Arm], budget: int) -
             f"{sum(r.held() for r in mine)} of {len(mine)} | "
             f"{median_range([r.settled() for r in mine], budget)} | "
             + " | ".join(taus)
-            + f" | {sigma:.2f} |"
+            + f" | {sigma:.2f} | {max(r.passed_over for r in mine)} |"
         )
     return rows
 

@@ -686,7 +686,9 @@ class LadderStatusSchema(Schema):
     last_round = fields.Dict(
         metadata={
             "description": "when it last ran (at), what it seated (tables), how many rounds "
-            "ran, and why its re-rating stopped (rerating_error; null if it did not)"
+            "ran, why its re-rating stopped (rerating_error; null if it did not), and the "
+            "bots it passed over, each with the rounds in a row it had room and was not "
+            "seated (passed_over; such a bot hosts one of the next round's tables first)"
         }
     )
     provisional_sigma = fields.Float(

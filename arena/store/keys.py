@@ -62,6 +62,8 @@ Keys (all under ``gz:``)::
     gz:ladder:open                  hash: ladder table not over -> its seats (JSON)
     gz:ladder:lock                  the matchmaker's lock (redis-py's Lock)
     gz:ladder:round                 hash: when the matchmaker last ran, and what it seated
+    gz:ladder:passed                hash: registered member -> rounds in a row it had room
+                                    and was not seated (rewritten whole by each round)
     gz:gauntlets                    zset of the gauntlets (tournament ids) by creation
     gz:gauntlets:live               hash: gauntlet not over -> who started it
     gz:bot:{id}:gauntlets           zset of the gauntlets a bot is the candidate or baseline of
@@ -116,6 +118,7 @@ LADDER_TABLES = "gz:ladder:tables"
 LADDER_OPEN = "gz:ladder:open"
 LADDER_LOCK = "gz:ladder:lock"
 LADDER_ROUND = "gz:ladder:round"
+LADDER_PASSED = "gz:ladder:passed"
 GAUNTLETS = "gz:gauntlets"
 GAUNTLETS_LIVE = "gz:gauntlets:live"
 SCHEDULES = "gz:schedules"

@@ -513,9 +513,15 @@ class Store:
     def close_ladder_table(self, tournament_id: str) -> None:
         self.redis.hdel(keys.LADDER_OPEN, tournament_id)
 
-    def note_ladder_round(self, tables: Sequence[str], rerating_error: str = "") -> None:
+    def note_ladder_round(
+        self,
+        tables: Sequence[str],
+        rerating_error: str = "",
+        passed_over: Mapping[str, int] | None = None,
+    ) -> None:
         """Keep when the matchmaker ran, the tables it seated and why its re-rating stopped, if
-        it did (for ``/api/ladder/status``)."""
+        it did (for ``/api/ladder/status``), and, when given, the members it passed over
+        (:func:`arena.matchmaker.passed_over_after`: every other member's count is 0)."""
         fields = {
             "at": self._now(),
             "tables": codecs.dumps(list(tables)),
@@ -524,17 +530,32 @@ class Store:
         pipe = self.redis.pipeline()
         pipe.hset(keys.LADDER_ROUND, mapping=fields)
         pipe.hincrby(keys.LADDER_ROUND, "rounds", 1)
+        if passed_over is not None:
+            pipe.delete(keys.LADDER_PASSED)
+            if passed_over:
+                pipe.hset(keys.LADDER_PASSED, mapping=dict(passed_over))
         pipe.execute()
+
+    def passed_over(self) -> dict[str, int]:
+        """The ladder members the matchmaker passed over (each had room and was not seated),
+        each with the rounds in a row."""
+        passed: dict[str, int] = self.last_ladder_round()["passed_over"]
+        return passed
 
     def last_ladder_round(self) -> dict[str, Any]:
         """When the matchmaker last ran, the tables it seated then, why its re-rating stopped
-        (None if it did not), and how many rounds ran."""
-        raw = replies.fields(self.redis.hgetall(keys.LADDER_ROUND))
+        (None if it did not), how many rounds ran, and the members it passed over
+        (:meth:`passed_over`)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.LADDER_ROUND)
+        pipe.hgetall(keys.LADDER_PASSED)
+        round_, passed = (replies.fields(reply) for reply in pipe.execute())
         return {
-            "at": raw.get("at"),
-            "tables": json.loads(raw.get("tables", "[]")),
-            "rerating_error": raw.get("rerating_error") or None,
-            "rounds": int(raw.get("rounds", 0)),
+            "at": round_.get("at"),
+            "tables": json.loads(round_.get("tables", "[]")),
+            "rerating_error": round_.get("rerating_error") or None,
+            "rounds": int(round_.get("rounds", 0)),
+            "passed_over": {bot_id: int(rounds) for bot_id, rounds in passed.items()},
         }
 
     def move_tournament(
@@ -1037,6 +1058,11 @@ class Store:
         if scale != SCALE:
             return None
         return 0.0 if anchor is None else codecs.from_json(anchor, Rating).mu
+
+    def ratings_await_rerating(self) -> bool:
+        """Whether the stored ratings are on another scale than :data:`arena.ratings.SCALE`:
+        the ladder's next round (or ``gongzhu rerate``) rates every rated match again."""
+        return self.ratings_scale() != SCALE
 
     def ratings_scale(self) -> str:
         """The scale of the stored ratings (:data:`arena.ratings.SCALE` when current). A store

@@ -112,9 +112,12 @@ def test_the_matchmakers_status_and_tables(
         "Ladder table", tuple(BOTS), Format(hands=4), Rules(), TimeControl(1000, 30000, 5)
     )
     table_id = store.create_tournament(spec, ladder=True)
-    store.note_ladder_round([table_id])
+    store.note_ladder_round([table_id], passed_over={"bot_c": 2})
     status = client.get("/api/ladder/status").json
     assert status["open_tables"] == 1 and status["last_round"]["tables"] == [table_id]
+    assert status["last_round"]["passed_over"] == {"bot_c": 2}
+    store.note_ladder_round([], passed_over={})  # a round that passed nobody over
+    assert client.get("/api/ladder/status").json["last_round"]["passed_over"] == {}
     tables = client.get("/api/ladder/tables").json
     assert [t["id"] for t in tables["items"]] == [table_id]
     assert client.get("/api/tournaments").json["total"] == 0

@@ -194,3 +194,23 @@ def test_a_round_whose_re_rating_cannot_read_a_log_seats_its_tables_and_says_why
     assert seated  # its bots, free again, are seated
     status = ladder.status(arena)
     assert status.rerating and lost in status.last_round["rerating_error"]
+
+
+def test_a_round_keeps_whom_it_passed_over_and_the_next_round_seats_them_first(
+    config: Config, store: Store, stack: ExitStack
+) -> None:
+    arena = Arena.from_config(dataclasses.replace(config, ladder_tables=1))
+    bots = [enter(store, stack, f"bot{n}", max_concurrent=3) for n in range(6)]
+    passed: dict[str, int] = {}
+    for _ in range(3):  # each bot has room for three tables: all have room in every round
+        [table_id] = ladder.matchmake(arena)
+        table = store.get_tournament(table_id)
+        assert table is not None
+        host, *_ = table.spec.participants
+        if passed:  # a bot passed over before hosts, whatever the others' doubt
+            assert passed.get(host) == max(passed.values())
+        seated = set(table.spec.participants)
+        passed = {b: passed.get(b, 0) + 1 for b in bots if b not in seated}
+        assert passed and store.passed_over() == passed
+        members = {m.bot_id: m.passed_over for m in ladder.ladder_members(arena)}
+        assert members == {b: passed.get(b, 0) for b in [*bots, *HOUSE]}

@@ -1,15 +1,23 @@
-"""Choosing the ladder's tables (:mod:`arena.matchmaker`): the members whose order is most in
-doubt first, with those they are most in doubt with, never past a bot's room, four distinct
-members with a registered host, reproducible."""
+"""Choosing the ladder's tables (:mod:`arena.matchmaker`): those passed over first, then the
+members whose order is most in doubt, with those they are most in doubt with, never past a
+bot's room, four distinct members with a registered host, reproducible."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
-from arena.matchmaker import Member, choose_tables, doubts, order_doubt, random_tables
+from arena.matchmaker import (
+    Member,
+    choose_tables,
+    doubts,
+    order_doubt,
+    passed_over_after,
+    random_tables,
+)
 
 HOUSE = [
     Member("house:easy", 18.0, 2.0, 500, house=True),
@@ -174,3 +182,42 @@ def test_on_equal_doubt_the_less_certain_bot_hosts() -> None:
     for seed in range(5):
         [table] = choose_tables([*level, new, anchor], tables=1, rng=random.Random(seed))
         assert "new" in table
+
+
+def test_a_bot_passed_over_is_seated_next_round_before_bots_in_more_doubt() -> None:
+    close = [Member(f"bot_{i}", 25.0 + i / 2, 2.0, 40, room=1) for i in range(6)]
+    sure = Member("sure", 60.0, 1.0, 40, room=1)  # far above everyone: it waits...
+    for seed in range(5):
+        [table] = choose_tables([sure, *close, *HOUSE], tables=1, rng=random.Random(seed))
+        assert "sure" not in table
+        passed = replace(sure, passed_over=1)  # ...one round, not two
+        [table] = choose_tables([passed, *close, *HOUSE], tables=1, rng=random.Random(seed))
+        assert "sure" in table
+
+
+def test_who_was_passed_over_in_a_round() -> None:
+    members = [
+        Member("seated", 25.0, 2.0, 40, room=1),
+        Member("left", 25.0, 2.0, 40, room=1, passed_over=2),
+        Member("busy", 25.0, 2.0, 40, room=0, passed_over=3),  # at a table: not passed over
+        Member("fresh", 25.0, 2.0, 40, room=2),
+        *HOUSE,
+    ]
+    tables = [("seated", "house:easy", "house:normal", "house:hard")]
+    assert passed_over_after(members, tables) == {"left": 3, "fresh": 1}
+
+
+def test_on_a_ladder_with_more_bots_than_seats_nobody_waits_long_however_sure_its_place() -> None:
+    # 24 bots spread far apart, each sure of its place but the close middle: 4 tables a round
+    field = [Member(f"bot_{i:02}", 10.0 * i, 1.0, 100, room=1) for i in range(20)]
+    field += [Member(f"mid_{i}", 95.0 + i / 4, 3.0, 40, room=1) for i in range(4)]
+    members = [*field, HOUSE[1]]
+    longest = 0
+    for round_no in range(30):
+        tables = choose_tables(members, tables=4, rng=random.Random(round_no))
+        assert len(tables) == 4
+        passed = passed_over_after(members, tables)
+        longest = max(longest, *passed.values())
+        members = [replace(m, passed_over=passed.get(m.bot_id, 0)) for m in members]
+    # 8 of the 24 wait each round; by doubt alone the sure ones would wait all 30 rounds
+    assert longest <= 3
