@@ -263,10 +263,9 @@ def standings(arena: Arena, *, page: int, per_page: int) -> Page[Row]:
     if level is None:
         return Page([], 0, page, per_page)
     found = arena.store.ladder(page=page, per_page=per_page)
-    bots = arena.store.get_bots(r.bot_id for _, r in found.items)
+    names = arena.store.bot_names(r.bot_id for _, r in found.items)
     rows = [
-        Row(rank, bots[r.bot_id].name if r.bot_id in bots else r.bot_id, shown(r, level=level))
-        for rank, r in found.items
+        Row(rank, names.get(r.bot_id, r.bot_id), shown(r, level=level)) for rank, r in found.items
     ]
     return Page(rows, found.total, found.page, found.per_page)
 

@@ -592,6 +592,11 @@ class SeatFiguresSchema(Schema):
         return seat if attr == "seat" else super().get_attribute(figures, attr, default)
 
 
+SEAT_FIGURES = SeatFiguresSchema(many=True)
+"""One schema for every rating's figures by seat: building one per row of the ladder took more
+of its time than all its other fields (docs/BENCHMARKS.md)."""
+
+
 MU = (
     "the estimated strength, in points per hand relative to house Normal's current "
     "estimate (0: as strong as house Normal)"
@@ -628,7 +633,7 @@ class RatingSchema(Schema):
 
     def _seats(self, obj: Any) -> list[dict[str, Any]]:
         seats = self.get_attribute(obj, "seats", ())  # a ladder row's are its rating's
-        return list(SeatFiguresSchema(many=True).dump(list(enumerate(seats))))
+        return list(SEAT_FIGURES.dump(list(enumerate(seats))))
 
 
 class LadderRowSchema(RatingSchema):

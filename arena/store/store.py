@@ -256,6 +256,16 @@ class Store:
                 found[bot_id] = codecs.bot_from(fields)
         return found
 
+    def bot_names(self, bot_ids: Iterable[str]) -> dict[str, str]:
+        """The names of the stored bots among ``bot_ids``, by id (one round trip, each bot's
+        name alone: the ladder and the pages show many bots, and need nothing else of them)."""
+        ids = list(dict.fromkeys(bot_ids))
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in ids:
+            pipe.hget(keys.bot(bot_id), "name")
+        named = zip(ids, (replies.text(reply) for reply in pipe.execute()), strict=True)
+        return {bot_id: name for bot_id, name in named if name is not None}
+
     def _hashes(self, names: Iterable[str]) -> list[dict[str, str]]:
         """``HGETALL`` of every key in one round trip, in order (empty for a missing key)."""
         pipe = self.redis.pipeline(transaction=False)

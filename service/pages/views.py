@@ -55,8 +55,8 @@ def not_found(error: PageNotFoundError) -> tuple[str, int]:
 def names(ids: Iterable[str]) -> dict[str, str]:
     """Display names by participant id: a registered bot's name, else the id (house bots)."""
     wanted = set(ids)
-    found = store().get_bots(wanted)
-    return {i: found[i].name if i in found else i for i in wanted}
+    found = store().bot_names(wanted)
+    return {i: found.get(i, i) for i in wanted}
 
 
 @blp.app_template_global()

@@ -145,3 +145,21 @@ def test_the_pages_say_when_ratings_await_re_rating(
     store.redis.set("gz:ratings:scale", ratings.OLD_SCALE)
     assert 'id="rerating"' in client.get("/").get_data(as_text=True)
     assert 'id="rerating"' in client.get("/bots/bot_a").get_data(as_text=True)
+
+
+def test_the_ladder_shows_each_registered_bot_by_its_name_and_a_house_bot_by_its_id(
+    client: FlaskClient, store: Store, bot_url: str
+) -> None:
+    made = register(client, bot_url, "Named Bot")["bot"]
+    store.redis.set("gz:ratings:scale", ratings.SCALE)
+    for bot_id, mu in ((made["id"], 3.0), ("house:normal", 0.0), ("bot_gone", -4.0)):
+        rating = Rating(bot_id, mu, 5.0, matches=40, version="1")
+        store.redis.set(f"gz:rating:{bot_id}", codecs.to_json(rating))
+        store.redis.zadd("gz:ladder", {bot_id: rating.conservative})
+    rows = [(r["bot_id"], r["name"]) for r in client.get("/api/ladder").json["items"]]
+    assert rows == [
+        (made["id"], "Named Bot"),
+        ("house:normal", "house:normal"),
+        ("bot_gone", "bot_gone"),
+    ]
+    assert store.bot_names([made["id"], "house:normal", made["id"]]) == {made["id"]: "Named Bot"}
