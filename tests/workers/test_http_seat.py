@@ -107,7 +107,10 @@ def test_a_dripping_bot_is_stopped_at_the_total_deadline(headers_too: bool) -> N
         first = _first_fault(url)
         elapsed = time.monotonic() - started
     assert first.status is Status.TIMEOUT
-    assert 500 <= first.latency_ms < 800
+    # cut at the 500 ms total deadline: a timeout per read would never cut it (a byte every
+    # 50 ms, 100,000 of them). The margin is for a loaded machine: a clean-clone CI run of the
+    # suite (three processes on two cores) once cut it at 1,038 ms
+    assert 500 <= first.latency_ms < 1500
     assert elapsed < 3  # one timed-out decision, then the rest is auto-played
 
 
