@@ -38,6 +38,10 @@ RIGHT = 12
 TOP = 12
 BOTTOM = 28
 """Room below the plot for the horizontal axis's labels."""
+LABEL_ABOVE = 4
+"""How far above a guide its label's baseline is."""
+LABEL_BELOW = 12
+"""How far below a guide its label's baseline is, when it goes below (a line of text lower)."""
 SINGLE_HALF_WIDTH = 8.0
 """Half the width of the band drawn for a history of one point (else it has no width)."""
 
@@ -146,6 +150,17 @@ class Chart(Generic[M]):
     def guide_y(self, value: float) -> float | None:
         """The height of a horizontal guide at ``value`` (house Normal's 0), if it is in range."""
         return self.y_of(value) if self.low <= value <= self.high else None
+
+    def guide_label_y(self, value: float) -> float | None:
+        """Where the label of the guide at ``value`` goes, at the right end: just above the
+        guide, or just below it when the line ends above it (so that the two do not cross)
+        and there is room below."""
+        guide = self.guide_y(value)
+        if guide is None:
+            return None
+        below = guide + LABEL_BELOW
+        ends_above = bool(self.points) and self.points[-1].y < guide
+        return below if ends_above and below <= self.bottom else guide - LABEL_ABOVE
 
 
 def _spread(chart: Chart[M], count: int) -> list[float]:

@@ -104,3 +104,20 @@ def test_the_anchors_guide_only_when_in_range() -> None:
     assert found is not None
     assert found.guide_y(25.0) is None
     assert found.guide_y(31.0) == pytest.approx(found.y_of(31.0))
+
+
+def test_the_guides_label_is_on_the_side_away_from_where_the_line_ends() -> None:
+    rising = rating_chart(history((0.0, 5.0), (8.0, 2.0)))  # ends above 0
+    assert rising is not None
+    guide, label = rising.guide_y(0.0), rising.guide_label_y(0.0)
+    assert guide is not None and label is not None and label > guide  # below the guide
+    falling = rating_chart(history((0.0, 5.0), (-8.0, 2.0)))  # ends below 0
+    assert falling is not None
+    guide, label = falling.guide_y(0.0), falling.guide_label_y(0.0)
+    assert guide is not None and label is not None and label < guide  # above it
+    low = rating_chart(history((20.0, 1.0), (24.0, 1.0)))  # 0 out of range: no guide, no label
+    assert low is not None and low.guide_label_y(0.0) is None
+    edge = rating_chart(history((3.0, 1.0), (9.0, 1.0)))  # 0 at the very bottom: no room below
+    assert edge is not None
+    guide, label = edge.guide_y(0.0), edge.guide_label_y(0.0)
+    assert guide is not None and label is not None and label < guide
