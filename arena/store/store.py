@@ -549,23 +549,20 @@ class Store:
     def passed_over(self) -> dict[str, int]:
         """The ladder members the matchmaker passed over (each had room and was not seated),
         each with the rounds in a row."""
-        passed: dict[str, int] = self.last_ladder_round()["passed_over"]
-        return passed
+        raw = replies.fields(self.redis.hgetall(keys.LADDER_PASSED))
+        return {bot_id: int(rounds) for bot_id, rounds in raw.items()}
 
     def last_ladder_round(self) -> dict[str, Any]:
         """When the matchmaker last ran, the tables it seated then, why its re-rating stopped
         (None if it did not), how many rounds ran, and the members it passed over
         (:meth:`passed_over`)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(keys.LADDER_ROUND)
-        pipe.hgetall(keys.LADDER_PASSED)
-        round_, passed = (replies.fields(reply) for reply in pipe.execute())
+        raw = replies.fields(self.redis.hgetall(keys.LADDER_ROUND))
         return {
-            "at": round_.get("at"),
-            "tables": json.loads(round_.get("tables", "[]")),
-            "rerating_error": round_.get("rerating_error") or None,
-            "rounds": int(round_.get("rounds", 0)),
-            "passed_over": {bot_id: int(rounds) for bot_id, rounds in passed.items()},
+            "at": raw.get("at"),
+            "tables": json.loads(raw.get("tables", "[]")),
+            "rerating_error": raw.get("rerating_error") or None,
+            "rounds": int(raw.get("rounds", 0)),
+            "passed_over": self.passed_over(),
         }
 
     def move_tournament(
