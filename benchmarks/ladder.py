@@ -87,10 +87,10 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
-from itertools import combinations
+from itertools import combinations, count
 from typing import Protocol, cast
 
 from openskill.models import (
@@ -679,6 +679,26 @@ OPENSKILL_ANCHOR = (25.0, 1.0)
 """House Normal's fixed rating when the arena rated by openskill."""
 
 
+def seatings(
+    order: Sequence[Entrant],
+    board: dict[str, Rating],
+    choose: Chooser,
+    *,
+    tables: int,
+    rng: random.Random,
+) -> Iterator[tuple[str, Table, dict[str, int]]]:
+    """The simulated ladder's tables, round after round, for ever: each with its deal label
+    and the registered bots its round passed over (with the rounds in a row). A round's
+    members are read from ``board`` when it starts, after the tables before it were rated."""
+    passed: dict[str, int] = {}
+    for round_no in count(1):
+        seen = members(order, board, passed)
+        seated = choose(seen, tables=tables, rng=rng)
+        passed = passed_over_after(seen, seated)
+        for t, table in enumerate(seated):
+            yield f"r{round_no}t{t + 1}", table, passed
+
+
 def run(job: Job) -> RunResult:
     """One simulated ladder, round after round, until ``job.matches`` matches are rated."""
     start = time.perf_counter()
@@ -691,42 +711,31 @@ def run(job: Job) -> RunResult:
     covariance = Covariance(list(board), measure) if job.arm.rating == "covariance" else None
     choose = chooser(job.arm, covariance)
     taus: list[tuple[int, float]] = []
-    passed: dict[str, int] = {}
-    played = faults = rounds = longest = 0
-    while played < job.matches:
-        rounds += 1
-        seen = members(order, board, passed)
-        tables = choose(seen, tables=job.tables, rng=rng)
-        passed = passed_over_after(seen, tables)
+    played = faults = longest = 0
+    for label, table, passed in seatings(order, board, choose, tables=job.tables, rng=rng):
         longest = max(longest, *passed.values(), 0)
-        for t, table in enumerate(tables):
-            if played >= job.matches:
-                break
-            logs = play_table(
-                table, entrants, secret, f"r{rounds}t{t + 1}", duplicate=job.arm.duplicate
-            )
-            faults += sum(sum(log.faults) for log in logs)
-            if covariance is not None:
-                for log in covariance.rate_table(logs, duplicate=job.arm.duplicate):
-                    for seat, info in enumerate(log.seats):
-                        board[info.bot_id] = counted(log, seat, board[info.bot_id])
-                    for b in board:
-                        mu, sigma = covariance.rating(b)
-                        board[b] = replace(board[b], mu=mu, sigma=sigma)
-                    played += 1
-                    taus.append(
-                        (played, kendall_tau([board[e.bot_id].conservative for e in order]))
-                    )
-                continue
-            if job.arm.rating == "joint":
-                rate_margins_table(board, logs)
-                played += len(logs)
+        logs = play_table(table, entrants, secret, label, duplicate=job.arm.duplicate)
+        faults += sum(sum(log.faults) for log in logs)
+        if covariance is not None:
+            for log in covariance.rate_table(logs, duplicate=job.arm.duplicate):
+                for seat, info in enumerate(log.seats):
+                    board[info.bot_id] = counted(log, seat, board[info.bot_id])
+                for b in board:
+                    mu, sigma = covariance.rating(b)
+                    board[b] = replace(board[b], mu=mu, sigma=sigma)
+                played += 1
                 taus.append((played, kendall_tau([board[e.bot_id].conservative for e in order])))
-                continue
+        elif job.arm.rating == "joint":
+            rate_margins_table(board, logs)
+            played += len(logs)
+            taus.append((played, kendall_tau([board[e.bot_id].conservative for e in order])))
+        else:
             for log, matches in to_rate(logs, job.arm.rating):
                 rate_match(board, log, job.arm)
                 played += matches
                 taus.append((played, kendall_tau([board[e.bot_id].conservative for e in order])))
+        if played >= job.matches:
+            break
     level = board[ANCHOR].mu  # every μ relative to house Normal's, as the arena shows it
     return RunResult(
         job,

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
-from arena.matchmaker import choose_tables, passed_over_after
+from arena.matchmaker import choose_tables
 from arena.ratings import ANCHOR, NEW_VERSION_SIGMA, starting_rating
 from arena.records import Rating
 from benchmarks.ladder import (
@@ -44,9 +44,9 @@ from benchmarks.ladder import (
     Entrant,
     field,
     median_range,
-    members,
     play_table,
     rate_match,
+    seatings,
 )
 
 SIZE = 16
@@ -103,43 +103,37 @@ def run(job: Job) -> Result:
     rng = random.Random(f"tables:{job.seed}")
     secret = hashlib.sha256(f"ladder:{job.seed}".encode()).digest()
     lo, hi = true_places(order, bot_id)
-    passed: dict[str, int] = {}
-    played = rounds = 0
+    played = 0
     target: float | None = None  # where its μ belongs, once the new version plays
     trail: list[tuple[bool, bool, int]] = []  # after each rated match past the change
-    while played < job.settle + job.after:
-        rounds += 1
-        seen = members(order, board, passed)
-        tables = choose_tables(seen, tables=SIZE, rng=rng)
-        passed = passed_over_after(seen, tables)
-        for t, table in enumerate(tables):
-            if played >= job.settle + job.after:
-                break
-            if target is None and played >= job.settle:  # the new version, table by table
-                entrants[bot_id] = Entrant(bot_id, new_p)
-                previous = board[bot_id]
-                level = board[ANCHOR].mu
-                seeded = starting_rating(bot_id, "2", previous)
-                board[bot_id] = (
-                    replace(seeded, sigma=max(previous.sigma, job.wider))
-                    if job.start == "seeded"
-                    else starting_rating(bot_id, "2", None, level=level)
+    for deals, table, _ in seatings(order, board, choose_tables, tables=SIZE, rng=rng):
+        if target is None and played >= job.settle:  # the new version, table by table
+            entrants[bot_id] = Entrant(bot_id, new_p)
+            previous = board[bot_id]
+            level = board[ANCHOR].mu
+            seeded = starting_rating(bot_id, "2", previous)
+            board[bot_id] = (
+                replace(seeded, sigma=max(previous.sigma, job.wider))
+                if job.start == "seeded"
+                else starting_rating(bot_id, "2", None, level=level)
+            )
+            target = previous.mu
+        for log in play_table(table, entrants, secret, deals, duplicate=True):
+            rate_match(board, log, ARM)
+            played += 1
+            if target is None:
+                continue
+            rating = board[bot_id]
+            goal = board[ANCHOR].mu if job.change == "better" else target
+            trail.append(
+                (
+                    lo - 1 <= shown_place(board, bot_id) <= hi + 1,
+                    abs(rating.mu - goal) <= job.within,
+                    rating.matches,
                 )
-                target = previous.mu
-            for log in play_table(table, entrants, secret, f"r{rounds}t{t + 1}", duplicate=True):
-                rate_match(board, log, ARM)
-                played += 1
-                if target is None:
-                    continue
-                rating = board[bot_id]
-                goal = board[ANCHOR].mu if job.change == "better" else target
-                trail.append(
-                    (
-                        lo - 1 <= shown_place(board, bot_id) <= hi + 1,
-                        abs(rating.mu - goal) <= job.within,
-                        rating.matches,
-                    )
-                )
+            )
+        if played >= job.settle + job.after:
+            break
     placed = settled_at(trail, 0)
     own = None if placed is None else (trail[placed - 1][2] if placed else 0)
     return Result(
