@@ -3,6 +3,7 @@ the error shape together."""
 
 from __future__ import annotations
 
+import flask
 from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -27,7 +28,7 @@ from service.api import (
 )
 from service.auth import SECURITY_SCHEMES
 from service.context import install
-from service.docs import ASSETS_URL
+from service.docs import ASSETS_URL, markdown_document
 from service.docs import blp as docs_assets
 from service.guard import check_request
 from service.headers import add_security_headers
@@ -39,12 +40,20 @@ MAX_REQUEST_BYTES = 64 * 1024
 
 
 class ArenaApi(Api):
-    """flask-smorest's Api, documenting and returning the arena's one error shape."""
+    """flask-smorest's Api, documenting and returning the arena's one error shape, its
+    document's descriptions in Markdown (:func:`service.docs.markdown_document`)."""
 
     ERROR_SCHEMA = errors.ErrorSchema
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         return errors.handle_http_exception(error)
+
+    def _openapi_json(self) -> Response:
+        """/api/openapi.json, as flask-smorest serves it, with Markdown descriptions."""
+        document = markdown_document(self.spec.to_dict())
+        return flask.current_app.response_class(
+            flask.json.dumps(document, indent=2, sort_keys=False), mimetype="application/json"
+        )
 
 
 def create_app(config: Config, *, store: Store | None = None) -> Flask:

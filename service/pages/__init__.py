@@ -2,7 +2,7 @@
 viewer and the Play page, server-rendered with a small stylesheet and script, all served by the
 arena (docs/PAGES.md)."""
 
-from service.pages import disputes, gauntlets, play  # noqa: F401 - register their routes on blp
+from service.pages import disputes, gauntlets, play, times  # noqa: F401 - register on blp
 from service.pages.views import blp
 
 __all__ = ["blp"]

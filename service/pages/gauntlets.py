@@ -6,6 +6,7 @@ from flask import render_template
 
 from arena import gauntlets
 from arena.errors import NotFoundError
+from arena.records import OPERATOR
 from bot_sdk.sequential import VERDICT_TEXT
 from service.context import arena
 from service.pages.chart import gauntlet_chart
@@ -41,12 +42,15 @@ def gauntlet(gauntlet_id: str) -> str:
     except NotFoundError:
         raise PageNotFoundError(f"There is no gauntlet {gauntlet_id}.") from None
     g = shown.gauntlet
+    starter = None if g.started_by == OPERATOR else g.started_by  # else the owner's bot
+    shown_ids = [g.candidate, g.baseline, *g.opponents, *([] if starter is None else [starter])]
     return render_template(
         "pages/gauntlet.html",
         g=shown,
         chart=gauntlet_chart(
             shown.trajectory, [d.deal for d in shown.deals if not d.void], g.delta
         ),
-        names=names([g.candidate, g.baseline, *g.opponents]),
+        names=names(shown_ids),
+        starter=starter,
         match_id=gauntlets.match_id,
     )

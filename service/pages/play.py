@@ -5,8 +5,9 @@ person's language (:mod:`service.pages.i18n`)."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import markdown
 from flask import Response, g, make_response, render_template, request, send_from_directory
@@ -14,32 +15,152 @@ from markupsafe import Markup
 
 from arena.human_view import EXPOSURE_FACTORS, level_name
 from arena.records import HOUSE_PARTICIPANTS
-from referee import Rules, RulesError, Variant
+from referee import PassDirection, Rules, RulesError, Variant
+from referee.rules import DEFAULT_LOSING_THRESHOLD, DEFAULT_MAX_HANDS
 from service.context import store
-from service.pages.i18n import LANGUAGES, N_, gettext, install, keep_choice, use_language
+from service.pages.i18n import (
+    LANGUAGES,
+    N_,
+    gettext,
+    install,
+    keep_choice,
+    ngettext,
+    use_language,
+)
 from service.pages.play_text import script_messages
 from service.pages.views import PageNotFoundError, blp
 
-VARIANTS = {
-    Variant.NO_EXPOSURE: N_("no exposing phase"),
-    Variant.SEQUENTIAL_EXPOSURE: N_("expose one after another, seeing earlier exposures"),
-    Variant.LEAD_2C: N_("the 2♣ holder leads it, every hand"),
-    Variant.DEALER_LEFT_LEADS: N_("the seat after a rotating dealer leads"),
-    Variant.HEARTS_MUST_BREAK: N_("hearts cannot be led until broken"),
-    Variant.NO_SPADE_LEAD_FIRST_TRICK: N_("no spade lead to the first trick"),
-    Variant.PASS_3: N_("pass 3 cards to the next seat first"),
-    Variant.TARGET_500: N_("a shorter match: out at −500"),
-    Variant.END_AT_PLUS_1000: N_("the match also ends above +1000"),
-    Variant.TIE_CONTINUE_BOTTOM: N_("play on while the lowest total is tied"),
-    Variant.TIE_SHARE: N_("a tied top shares first place"),
-    Variant.TEAMS: N_("partners sit across"),
-    Variant.QD_BONUS: N_("+10 per trick won after taking Q♦"),
-    Variant.HAND_CAP_800: N_("a hand scores at most +800"),
+
+class VariantText(NamedTuple):
+    """A variant as the person reads it: its name, the few words the setup form and a game's
+    profile show, and the rule in full on the rules page."""
+
+    name: str
+    summary: str
+    rule: str
+
+
+VARIANTS: Mapping[Variant, VariantText] = {
+    Variant.NO_EXPOSURE: VariantText(
+        N_("No exposing"),
+        N_("no exposing phase"),
+        N_(
+            "There is no exposing phase: no card is exposed, and every card counts its plain value."
+        ),
+    ),
+    Variant.SEQUENTIAL_EXPOSURE: VariantText(
+        N_("Exposing in turn"),
+        N_("expose one after another, seeing earlier exposures"),
+        N_(
+            "The players expose one after another, in playing order from the first leader, "
+            "each seeing what was exposed before."
+        ),
+    ),
+    Variant.LEAD_2C: VariantText(
+        N_("2♣ leads"),
+        N_("the 2♣ holder leads it, every hand"),
+        N_("In every hand, whoever holds 2♣ leads the first trick, and must lead the 2♣."),
+    ),
+    Variant.DEALER_LEFT_LEADS: VariantText(
+        N_("Rotating dealer"),
+        N_("the seat after a rotating dealer leads"),
+        N_(
+            "The dealer moves on one seat every hand, and the player after the dealer leads "
+            "the first trick, with any card."
+        ),
+    ),
+    Variant.HEARTS_MUST_BREAK: VariantText(
+        N_("Hearts must break"),
+        N_("hearts cannot be led until broken"),
+        N_(
+            "Hearts may not be led until a heart has been discarded on a trick of another "
+            "suit in the hand, unless the leader holds only hearts."
+        ),
+    ),
+    Variant.NO_SPADE_LEAD_FIRST_TRICK: VariantText(
+        N_("No spade lead first"),
+        N_("no spade lead to the first trick"),
+        N_(
+            "The first trick of a hand may not be led with a spade, unless the leader holds "
+            "only spades."
+        ),
+    ),
+    Variant.PASS_3: VariantText(
+        N_("Passing 3 cards"),
+        N_("pass 3 cards to the next seat first"),
+        N_(
+            "Before exposing, every player passes 3 cards of their choice to the player on "
+            "their right, and receives 3 from the player on their left."
+        ),
+    ),
+    Variant.TARGET_500: VariantText(
+        N_("Out at −500"),
+        N_("a shorter match: out at −500"),
+        N_("A shorter match: it ends when a total is −500 or lower, instead of −1000."),
+    ),
+    Variant.END_AT_PLUS_1000: VariantText(
+        N_("End above +1000"),
+        N_("the match also ends above +1000"),
+        N_(
+            "The match also ends when a total is above +1000 (with one player alone at the "
+            "top, as always)."
+        ),
+    ),
+    Variant.TIE_CONTINUE_BOTTOM: VariantText(
+        N_("One loser"),
+        N_("play on while the lowest total is tied"),
+        N_(
+            "When the match would end, it goes on while the lowest total is tied, instead of "
+            "the highest: the loser, the pig, must be alone at the bottom."
+        ),
+    ),
+    Variant.TIE_SHARE: VariantText(
+        N_("Shared places"),
+        N_("a tied top shares first place"),
+        N_("When the match would end, it ends even with the top tied: equal totals share a place."),
+    ),
+    Variant.TEAMS: VariantText(
+        N_("Teams"),
+        N_("partners sit across"),
+        N_(
+            "You play with the player across, against the other two. A team's total is its "
+            "two players' hand scores added, and the end of the match and the ranking go by "
+            "the teams' totals."
+        ),
+    ),
+    Variant.QD_BONUS: VariantText(
+        N_("Q♦ bonus"),
+        N_("+10 per trick won after taking Q♦"),
+        N_(
+            "Whoever takes Q♦ scores +10 for every later trick they win in the hand, added "
+            "after the transformer."
+        ),
+    ),
+    Variant.HAND_CAP_800: VariantText(
+        N_("Hand cap +800"),
+        N_("a hand scores at most +800"),
+        N_("A hand scores at most +800: a higher score counts as +800."),
+    ),
 }
-"""Each rules variant in a few words (the rule book has them in full)."""
+"""Each rules variant, in the words of the Play pages (the referee's rules:
+:class:`referee.Variant`)."""
+LEAD_RULES_YIELD = N_(
+    "When the variants' rules on leading together leave the leader no card to lead, they do "
+    "not apply to that lead."
+)
+PASS_DIRECTIONS: Mapping[PassDirection, str] = {
+    PassDirection.PREVIOUS: N_("The 3 cards are passed to the player on the left."),
+    PassDirection.ACROSS: N_("The 3 cards are passed to the player across."),
+    PassDirection.CYCLE: N_(
+        "The 3 cards are passed to the right, then to the left, then across, then not at all, "
+        "in turn from hand to hand."
+    ),
+}
+"""Where ``pass_3``'s cards go when not to the right (a game of the API may say)."""
+RED_SUITS = "♥♦"
 RULE_BOOKS = Path(__file__).parent / "rules"
-"""The rule book in each language: ``en.md`` is docs/RULES.md itself, the others its
-translations."""
+"""The rules written for players, in each language (``<language>.md``): what the referee
+enforces (docs/RULES.md), without its notation."""
 
 
 def _page(template: str, **context: Any) -> Response:
@@ -49,11 +170,49 @@ def _page(template: str, **context: Any) -> Response:
 
 
 def _variants(chosen: frozenset[Variant] | None = None) -> list[tuple[str, str, str]]:
+    """``(value, name, summary)`` of each variant (of those ``chosen``), in the language."""
     return [
-        (v.value, v.value.replace("_", " "), gettext(VARIANTS[v]))
+        (v.value, gettext(VARIANTS[v].name), gettext(VARIANTS[v].summary))
         for v in Variant
         if chosen is None or v in chosen
     ]
+
+
+def points(value: int) -> str:
+    """A score as the rules write it: −1000, +800, 0."""
+    return f"{value:+d}".replace("-", "\u2212") if value else "0"
+
+
+def _settings(profile: Rules) -> list[str]:
+    """What a game's profile sets besides its variants (the API may set them), in words."""
+    said = []
+    if profile.fixed_hands is not None:
+        said.append(
+            ngettext(
+                "This game is {hands} hand long: its totals decide.",
+                "This game is {hands} hands long: the totals after the last decide.",
+                profile.fixed_hands,
+            ).format(hands=profile.fixed_hands)
+        )
+    else:
+        standard = -500 if Variant.TARGET_500 in profile else DEFAULT_LOSING_THRESHOLD
+        if profile.losing_threshold != standard:
+            said.append(
+                gettext("The match ends at {threshold} or lower, instead of {standard}.").format(
+                    threshold=points(profile.losing_threshold), standard=points(standard)
+                )
+            )
+        if profile.max_hands != DEFAULT_MAX_HANDS:
+            said.append(
+                ngettext(
+                    "It stops after {hands} hand at the most.",
+                    "It stops after {hands} hands at the most.",
+                    profile.max_hands,
+                ).format(hands=profile.max_hands)
+            )
+    if profile.passing and profile.pass_direction in PASS_DIRECTIONS:
+        said.append(gettext(PASS_DIRECTIONS[profile.pass_direction]))
+    return said
 
 
 @blp.route("/play")
@@ -95,15 +254,21 @@ def rules() -> Response:
         "pages/play_rules.html",
         game_id=game_id,
         variants=_variants(profile.variants),
+        settings=_settings(profile),
         book=rule_book(language),
+        rules=[(v.value, gettext(t.name), gettext(t.rule)) for v, t in VARIANTS.items()],
+        lead_rules_yield=gettext(LEAD_RULES_YIELD),
     )
 
 
 @functools.cache
 def rule_book(language: str) -> Markup:
-    """The rule book in ``language`` as HTML (our own Markdown, so trusted)."""
+    """The rules for players in ``language`` as HTML (our own Markdown, so trusted)."""
     text = (RULE_BOOKS / f"{language}.md").read_text(encoding="utf-8")
-    return Markup(markdown.markdown(text, extensions=["tables"]))
+    html = markdown.markdown(text, extensions=["tables"])
+    for suit in RED_SUITS:
+        html = html.replace(suit, f'<span class="red">{suit}</span>')
+    return Markup(html)
 
 
 @blp.route("/play/<game_id>")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Flask
@@ -108,3 +109,8 @@ def write_head_to_head(store: Store, bot_id: str, opponent: str, figures: HeadTo
     for figure in ("matches", "ahead", "behind", "points", "hands"):
         pipe.hincrby(keys.head_to_head(bot_id), f"{opponent}|{figure}", getattr(figures, figure))
     pipe.execute()
+
+
+def utc_iso(stored: str) -> str:
+    """A stored time as the pages write it in ``<time datetime>``: UTC, to the second, ``Z``."""
+    return datetime.fromisoformat(stored).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

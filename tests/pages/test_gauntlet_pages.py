@@ -8,9 +8,12 @@ from playwright.sync_api import Page, expect
 
 from arena import gauntlets
 from arena.context import Arena as ArenaContext
-from arena.records import OPERATOR, GauntletDeal
+from arena.records import OPERATOR, Format, Gauntlet, GauntletDeal, TournamentSpec
 from bot_sdk.sequential import Verdict
-from tests.pages.conftest import Arena, screenshot
+from referee import Rules
+from replays.log import TimeControl
+from tests.pages.conftest import HOSTILE_NAME, Arena, screenshot
+from tests.pages.pages_support import utc_iso
 
 DEALS = [(-40, -120, 16), (-20, -150, 16), (-60, -90, 16), (0, -130, 16), (-10, -110, 16)]
 """(candidate's points, baseline's points, hands) of each counted deal."""
@@ -68,6 +71,32 @@ def test_the_gauntlet_page_shows_the_verdict_the_chart_and_each_deal(
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"]  # type: ignore[index]
     screenshot(page, "gauntlet")
+
+
+def test_the_gauntlet_page_names_who_started_it(page: Page, arena: Arena, gauntlet_id: str) -> None:
+    started = arena.store.get_tournament(gauntlet_id)
+    assert started is not None
+    page.goto(f"{arena.url}/gauntlets/{gauntlet_id}")
+    expect(page.locator("#starter")).to_have_text("the operator")
+    when = page.locator(".lead time")
+    expect(when).to_have_attribute("datetime", utc_iso(started.created_at))
+    # an owner's gauntlet: its bot by name, linked, the name shown as text (it is markup)
+    owner = arena.ladder.hostile
+    question = Gauntlet(
+        "house:normal", "house:easy", ("house:hard", "house:hard"), 5.0, 0.05, 0.05, 10, owner
+    )
+    spec = TournamentSpec(
+        "Gauntlet", ("house:normal", "house:easy", "house:hard", "house:hard"),
+        Format(duplicate=True, matches_per_table=1), Rules(), TimeControl(1000, 30000, 5),
+        rated=False,
+    )  # fmt: skip
+    by_owner = arena.store.create_tournament(spec, gauntlet=question)
+    page.goto(f"{arena.url}/gauntlets/{by_owner}")
+    starter = page.locator("#starter a")
+    expect(starter).to_have_text(HOSTILE_NAME)
+    expect(starter).to_have_attribute("href", f"/bots/{owner}")
+    expect(page.locator("#starter")).not_to_contain_text(owner)
+    assert page.evaluate("window.pwned") is None
 
 
 def test_a_bots_page_lists_its_gauntlets(page: Page, arena: Arena, gauntlet_id: str) -> None:

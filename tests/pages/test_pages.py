@@ -24,6 +24,7 @@ from tests.pages.conftest import (
     csp_violations,
     screenshot,
 )
+from tests.pages.pages_support import utc_iso
 
 SEAT_NAMES = ["alpha", "beta", "house:easy", "house:hard"]
 """Who sits where in m_rich: the registered bots by name, the house bots by id."""
@@ -109,7 +110,8 @@ def test_the_ladder_explains_its_order_and_the_matchmaker(page: Page, arena: Are
         "The ladder plays itself: a matchmaking round every 60 s seats up to 4 new tables"
     )
     expect(matchmaker).to_contain_text("4 hands a match")
-    expect(matchmaker).to_contain_text(f"1 table is open; last round at {arena.ladder.round_at}.")
+    expect(matchmaker).to_contain_text("1 table is open; last round ")
+    expect(matchmaker.locator("time")).to_have_attribute("datetime", utc_iso(arena.ladder.round_at))
     page.get_by_role("link", name="The ladder's tables").click()
     expect(page.locator("h1")).to_have_text("Ladder tables")
 
@@ -231,8 +233,9 @@ def test_the_bot_page_shows_every_version_and_charts_the_one_chosen(
         expect(cells.nth(4)).to_have_text(str(version.matches))
         expect(cells.nth(5)).to_have_text(f"{version.points_per_hand:.1f}")
         expect(cells.nth(6)).to_have_text(f"{100 * version.fault_rate:.2f} %")
-        expect(cells.nth(7)).to_have_text(version.first_match)
-        expect(cells.nth(8)).to_have_text(version.last_match)
+        first, last = cells.nth(7).locator("time"), cells.nth(8).locator("time")
+        expect(first).to_have_attribute("datetime", utc_iso(version.first_match))
+        expect(last).to_have_attribute("datetime", utc_iso(version.last_match))
     assert [v.version for v in stored] == ["2.0", "1.0"]
     expect(rows.nth(0).locator(".mark-provisional")).to_have_count(0)
     expect(rows.nth(1).locator(".mark-provisional")).to_have_attribute("title", PROVISIONAL_TITLE)

@@ -6,7 +6,9 @@ import dataclasses
 import json
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -33,6 +35,43 @@ def test_openapi_documents_every_path(app: Flask, client: FlaskClient) -> None:
         for method in {"get", "post", "patch", "delete"} & set(item):
             assert item[method].get("summary"), item[method]
     assert set(document["components"]["securitySchemes"]) == {"operator", "owner"}
+
+
+RESTRUCTURED_TEXT = re.compile(r"``|:[\w-]+:`|`__?(?!\w)|^\.\. ", re.MULTILINE)
+"""reStructuredText markup CommonMark would show as it is: a literal, a Sphinx role, a
+hyperlink, a directive."""
+
+
+def _prose(document: Any, key: str = "") -> Iterator[tuple[str, str]]:
+    """Every description and summary of an OpenAPI document, with its path."""
+    if isinstance(document, dict):
+        for name, value in document.items():
+            yield from _prose(value, f"{key}/{name}")
+    elif isinstance(document, list):
+        for n, value in enumerate(document):
+            yield from _prose(value, f"{key}[{n}]")
+    elif isinstance(document, str) and key.rsplit("/", 1)[-1] in {"description", "summary"}:
+        yield key, document
+
+
+def test_the_openapi_descriptions_are_markdown_and_say_what_the_docstrings_say(
+    app: Flask, client: FlaskClient
+) -> None:
+    served = client.get("/api/openapi.json").json
+    prose = dict(_prose(served))
+    assert len(prose) > 300
+    assert {where: text for where, text in prose.items() if RESTRUCTURED_TEXT.search(text)} == {}
+    assert sum("`" in text for text in prose.values()) > 10  # code spans, now CommonMark's
+    with app.app_context():
+        built = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+    source = dict(_prose(built))
+    assert source.keys() == prose.keys()
+    assert [k for k in source if RESTRUCTURED_TEXT.search(source[k])]  # there was markup
+    plain = re.compile(r":[\w-]+:|[`~]")
+    for where, text in source.items():  # only the markup changed
+        assert plain.sub("", prose[where]) == plain.sub("", text), where
+    without_prose = re.compile(r'"(description|summary)": "(?:[^"\\]|\\.)*"')
+    assert without_prose.sub("", json.dumps(served)) == without_prose.sub("", json.dumps(built))
 
 
 def test_docs_page_loads_with_no_external_url(client: FlaskClient) -> None:

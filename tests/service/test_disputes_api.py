@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any
 
 import pytest
@@ -180,6 +181,9 @@ def test_the_operator_lists_and_rules_and_a_tournaments_rulings_are_public(
 
     page = client.get(f"/disputes/{dispute['id']}")
     assert page.status_code == 200 and b"late by its own clock" in page.data
+    shown = page.get_data(as_text=True)  # its times as <time>, readable, the ISO in the tooltip
+    assert shown.count("<time datetime=") == 2
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d", re.sub(r"<[^>]*>", "", shown))
     assert b'id="seat-view"' not in page.data  # the deal is still under embargo
     listed_page = client.get(f"/tournaments/{table.tid}")
     assert b'id="rulings"' in listed_page.data and dispute["id"].encode() in listed_page.data

@@ -1,5 +1,6 @@
-// The pages' only script: sortable tables, and the replay viewer, which displays states the
-// server computed from the match log (it knows no rules).
+// The pages' shared script: times in the reader's time zone and locale, sortable tables, and
+// the replay viewer, which displays states the server computed from the match log (it knows no
+// rules).
 "use strict";
 
 function el(tag, attrs, children) {
@@ -11,6 +12,47 @@ function el(tag, attrs, children) {
     node.append(child instanceof Node ? child : String(child));
   }
   return node;
+}
+
+// -- times -----------------------------------------------------------------------------------
+
+// The server writes every time as <time datetime="ISO" title="ISO">…UTC</time> (the
+// `timestamp` filter); here its text becomes the reader's local time, in the page's language
+// with the reader's own conventions for it ("7 Dec 2026, 21:15" for en-GB, "Dec 7, 2026,
+// 9:15 PM" for en-US), or how long ago for a time within the last day ("3 min ago").
+const RECENT_S = 24 * 3600;
+const UNITS = [["hour", 3600], ["minute", 60], ["second", 1]];
+
+function timeLocale() {
+  const page = document.documentElement.lang || "en";
+  const language = (tag) => tag.split("-")[0].toLowerCase();
+  const reader = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+  const same = reader.find((tag) => language(tag) === language(page));
+  if (same) return same;
+  try {
+    const region = new Intl.Locale(reader[0]).maximize().region;
+    return region ? page + "-" + region : page;
+  } catch (error) {
+    return page;
+  }
+}
+
+function showTimes(root) {
+  const locale = timeLocale();
+  const absolute = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
+  const full = new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "long" });
+  const relative = new Intl.RelativeTimeFormat(locale, { numeric: "auto", style: "short" });
+  const now = Date.now();
+  root.querySelectorAll("time[datetime]").forEach((node) => {
+    const moment = new Date(node.dateTime);
+    if (Number.isNaN(moment.getTime())) return;
+    const age = (now - moment.getTime()) / 1000;
+    const unit = UNITS.find(([, seconds]) => age >= seconds) || UNITS[UNITS.length - 1];
+    node.textContent = age >= 0 && age < RECENT_S
+      ? relative.format(-Math.floor(age / unit[1]), unit[0])
+      : absolute.format(moment);
+    node.title = full.format(moment) + " (" + node.dateTime + ")";
+  });
 }
 
 // -- sortable tables -------------------------------------------------------------------------
@@ -277,6 +319,8 @@ class Viewer {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  showTimes(document);
+  setInterval(() => showTimes(document), 30 * 1000);
   document.querySelectorAll("table.sortable").forEach(makeSortable);
   const blob = document.getElementById("replay-data");
   const root = document.getElementById("viewer");
