@@ -85,9 +85,11 @@ from arena.store.mailbox import Mailbox
 from replays.deals import DealScheme, commitment_of, draw_secret
 from replays.integrity import IntegrityError, canonical, pack
 from replays.log import DecisionRecord, MatchLog
-from replays.packing import quick, whole
+from replays.packing import PackingError, quick, whole
 
 Clock = Callable[[], float]
+MAC_BYTES = hashlib.sha256().digest_size
+"""A log cache entry's HMAC, before the log."""
 
 
 class BotChanges(TypedDict, total=False):
@@ -130,6 +132,8 @@ class Store:
     ) -> None:
         self.redis = client
         self._fernet = Fernet(secret_key)
+        key = secret_key.encode() if isinstance(secret_key, str) else secret_key
+        self._cache_key = hmac.new(key, b"gz:log-cache", hashlib.sha256).digest()
         self._clock = clock
         self.archive = archive
         """Where the sealed logs are kept (:mod:`arena.archive`); Redis holds their names."""
@@ -767,21 +771,39 @@ class Store:
         :class:`~arena.errors.ArchiveError` if the archive cannot return exactly that blob),
         and, unless ``keep`` is false (a reader of every log, which would fill Redis with
         them), kept ``replay_cache_s`` in Redis for the next reader, in the form that reads
-        without rebuilding (:func:`replays.packing.whole`). A log recorded before the
+        without rebuilding (:func:`replays.packing.whole`), bound to its name by an HMAC (an
+        entry that is not that log's is dropped, never served). A log recorded before the
         archive is read from its own key until it is migrated (:meth:`migrate_replay`)."""
         digest = replies.text(self.redis.hget(keys.match(match_id), "log_sha256"))
         if digest is None:
             return replies.blob(self.redis.get(keys.replay(match_id)))
         cached = replies.blob(self.redis.get(keys.log_cache(digest)))
         if cached is not None:
-            return cached
+            found = self._from_cache(digest, cached)
+            if found is not None:
+                return found
+            self.redis.delete(keys.log_cache(digest))  # another log's, or damaged: never served
         try:
             blob = whole(self.archive.get(digest))
-        except IntegrityError as error:  # intact, yet not rebuilt to the sealed log
+        except (IntegrityError, PackingError) as error:  # intact, yet not the sealed log rebuilt
             raise ArchiveError(f"the archive's blob {digest} does not read: {error}") from None
         if keep and self._replay_cache_s > 0:
-            self.redis.set(keys.log_cache(digest), blob, ex=self._replay_cache_s)
+            entry = self._cached(digest, blob)
+            self.redis.set(keys.log_cache(digest), entry, ex=self._replay_cache_s)
         return blob
+
+    def _cached(self, digest: str, blob: bytes) -> bytes:
+        """A cache entry for the log named ``digest``: ``blob`` after its HMAC over both, so that
+        an entry is never taken for another log's (a key the arena's secret key makes)."""
+        return self._cache_mac(digest, blob) + blob
+
+    def _from_cache(self, digest: str, entry: bytes) -> bytes | None:
+        """The log a cache entry holds, if it is the entry :meth:`_cached` made for ``digest``."""
+        mac, blob = entry[:MAC_BYTES], entry[MAC_BYTES:]
+        return blob if hmac.compare_digest(mac, self._cache_mac(digest, blob)) else None
+
+    def _cache_mac(self, digest: str, blob: bytes) -> bytes:
+        return hmac.new(self._cache_key, digest.encode() + blob, hashlib.sha256).digest()
 
     def record_result(self, match_id: str, sealed: Mapping[str, Any]) -> bool:
         """Store a finished match's sealed log, its result, the tournament's standings and
@@ -810,7 +832,8 @@ class Store:
                 return False
             self._write_result(pipe, log, (digest, len(blob)), rated, seq)
             if self._replay_cache_s > 0:  # its first viewers, soon, need not rebuild it
-                pipe.set(keys.log_cache(digest), quick(canonical(sealed)), ex=self._replay_cache_s)
+                entry = self._cached(digest, quick(canonical(sealed)))
+                pipe.set(keys.log_cache(digest), entry, ex=self._replay_cache_s)
             return True
 
         return replies.transaction(self.redis, record, *watched)
