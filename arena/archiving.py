@@ -1,6 +1,7 @@
 """The archive's upkeep (docs/OPERATIONS.md, "The archive of sealed logs"): the logs recorded
 before it moved out of Redis (``gongzhu migrate-replays``), and the sweep of blobs no match
-references (the cron process, every ``GONGZHU_ARCHIVE_SWEEP_S``).
+references and of the temporary files that writes cut short left (the cron process, every
+``GONGZHU_ARCHIVE_SWEEP_S``).
 
 A match's blob is written before its result is recorded (:meth:`arena.store.Store.record_result`),
 so a worker dying in between leaves a blob no match names: harmless, and the sweep removes it
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from arena.archive import TEMPORARY_AGE_S
 from arena.context import Arena
 from replays.integrity import IntegrityError, digest, pack, unpack
 
@@ -83,9 +85,11 @@ def migrate(
 
 
 def sweep(arena: Arena, *, now: float | None = None) -> int:
-    """Remove the blobs older than :data:`SWEEP_AGE_S` that no recorded match names; returns
-    how many were removed."""
-    cutoff = (time.time() if now is None else now) - SWEEP_AGE_S
+    """Remove the blobs older than :data:`SWEEP_AGE_S` that no recorded match names, and the
+    temporary files older than :data:`arena.archive.TEMPORARY_AGE_S` (writes cut short);
+    returns how many blobs were removed."""
+    now = time.time() if now is None else now
+    cutoff = now - SWEEP_AGE_S
     removed = 0
     for kept in arena.store.archive.blobs():
         if kept.written < cutoff and not arena.store.log_referenced(kept.digest):
@@ -93,4 +97,7 @@ def sweep(arena: Arena, *, now: float | None = None) -> int:
             removed += 1
     if removed:
         logger.info("archive sweep: removed %d blob(s) no match references", removed)
+    cleared = arena.store.archive.clear_temporaries(now - TEMPORARY_AGE_S)
+    if cleared:
+        logger.info("archive sweep: removed %d temporary file(s) of writes cut short", cleared)
     return removed

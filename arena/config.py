@@ -221,7 +221,8 @@ class Config:
     replay_cache_s: int = setting("GONGZHU_REPLAY_CACHE_S", 600, _number)
     """How long a log read from the archive stays in Redis for the next viewer (0: never)."""
     archive_sweep_s: int = setting("GONGZHU_ARCHIVE_SWEEP_S", 3600, _number)
-    """How often the cron process removes blobs no match references (0: never)."""
+    """How often the cron process removes blobs no match references, and the temporary files
+    of writes cut short (0: never)."""
 
     # -- disputes (docs/DISPUTES.md) --
     dispute_limit: str = setting("GONGZHU_DISPUTE_LIMIT", "10 per day", _text)

@@ -35,8 +35,8 @@ def run_gauntlets() -> None:
 
 
 def run_archive_sweep() -> None:
-    """Remove the archive's blobs a day old that no match references (``rq cron`` queues this
-    every ``GONGZHU_ARCHIVE_SWEEP_S``)."""
+    """Remove the archive's blobs a day old that no match references, and the temporary files
+    of writes cut short (``rq cron`` queues this every ``GONGZHU_ARCHIVE_SWEEP_S``)."""
     archiving.sweep(Arena.from_environment())
 
 
