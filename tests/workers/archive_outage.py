@@ -1,32 +1,18 @@
-"""Taking the archive away for real: a directory archive whose directory is gone (moved aside,
-a file in its place: what a lost mount or a failed disk looks like to the arena, and what stops
-root too, whom permissions do not), and an S3 archive behind a TCP proxy that can be stopped
-(connections refused), started again on its port, or made to cut every upload half way."""
+"""Taking the archive away for real: a directory archive whose directory is gone
+(:class:`~benchmarks.archive_outage.DirectoryOutage`, which the outage benchmark uses too), and
+an S3 archive behind a TCP proxy that can be stopped (connections refused), started again on its
+port, or made to cut every upload half way."""
 
 from __future__ import annotations
 
 import contextlib
 import socket
 import threading
-from pathlib import Path
 from typing import Self
 
+from benchmarks.archive_outage import DirectoryOutage
 
-class DirectoryOutage:
-    """The directory archive at ``root`` taken away (:meth:`begin`) and put back (:meth:`end`)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.aside = root.with_name(root.name + ".away")
-
-    def begin(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.root.rename(self.aside)
-        self.root.write_bytes(b"")  # in the way: nothing can be made under it
-
-    def end(self) -> None:
-        self.root.unlink()
-        self.aside.rename(self.root)
+__all__ = ["DirectoryOutage", "Proxy"]
 
 
 class Proxy:
