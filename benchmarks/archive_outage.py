@@ -93,6 +93,14 @@ class Seen:
     """When the last log held in Redis had moved into the archive (after it was back)."""
     ended_after: float | None = None
     """When the tournament was done, from when the archive was back (negative: before)."""
+    tournament: str = ""
+    """The tournament's status and its matches done and planned, at the end."""
+    tables: Counter[str] = field(default_factory=Counter)
+    """The ladder tables by their status at the end."""
+
+    @property
+    def played_again(self) -> list[str]:
+        return sorted(m for m, runs in self.runs.items() if runs > 1)
 
 
 def start_arena(data: Path, port: int, env: dict[str, str], hands: int) -> subprocess.Popen[str]:
@@ -174,7 +182,8 @@ def over(store: Store, tournaments: list[str]) -> bool:
     return True
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace) -> Seen:
+    """The outage, measured on an arena of its own (stopped after)."""
     with tempfile.TemporaryDirectory(prefix="gongzhu-outage-") as tmp:
         data, port = Path(tmp) / "data", free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("REDIS_URL", "GONGZHU_"))}
@@ -182,7 +191,7 @@ def run(args: argparse.Namespace) -> None:
             env["GONGZHU_ARCHIVE_HOLD_MB"] = str(args.hold_mb)
         arena = start_arena(data, port, env, args.hands)
         try:
-            measure(args, data, f"http://127.0.0.1:{port}")
+            return measure(args, data, f"http://127.0.0.1:{port}")
         finally:
             os.killpg(arena.pid, signal.SIGINT)
             try:
@@ -191,7 +200,7 @@ def run(args: argparse.Namespace) -> None:
                 os.killpg(arena.pid, signal.SIGKILL)
 
 
-def measure(args: argparse.Namespace, data: Path, url: str) -> None:
+def measure(args: argparse.Namespace, data: Path, url: str) -> Seen:
     config = Config.from_environment({"GONGZHU_DATA_DIR": str(data)})
     store = Store.from_config(config)
     deadline = time.monotonic() + 180
@@ -234,51 +243,53 @@ def measure(args: argparse.Namespace, data: Path, url: str) -> None:
         if seen.drained_after is not None and over(store, tournaments):
             break
         time.sleep(POLL_S)
-    report(store, tournament_id, seen, args)
+    tournament = store.get_tournament(tournament_id)
+    assert tournament is not None
+    seen.tournament = f"{tournament.status.value} ({tournament.done}/{tournament.total})"
+    for table_id in watched(store, tournament_id)[1:]:
+        table = store.get_tournament(table_id)
+        seen.tables[table.status.value if table else "missing"] += 1
+    return seen
 
 
-def report(store: Store, tournament_id: str, seen: Seen, args: argparse.Namespace) -> None:
+def report(seen: Seen, args: argparse.Namespace) -> None:
     def after(value: float | None) -> str:
         if value is None:
             return "not within the wait"
         return f"{value:.1f} s after it was back" if value >= 0 else "while it was away"
 
-    again = sorted(m for m, runs in seen.runs.items() if runs > 1)
-    statuses = Counter(
-        (t.status.value) for tid in watched(store, tournament_id)[1:]
-        if (t := store.get_tournament(tid))
-    )  # fmt: skip
-    tournament = store.get_tournament(tournament_id)
-    assert tournament is not None
     print(f"archive away {args.outage_s:g} s, GONGZHU_ARCHIVE_HOLD_MB={args.hold_mb}")
     print(f"  matches being played when it went:        {len(seen.in_flight)}")
     print(f"  matches recorded during the outage:       {len(seen.recorded_in_outage)}")
     print(f"  most logs held in Redis at once:          {seen.most_held}")
     print(f"  matches failed (job out of runs):         {len(seen.failed)}")
-    print(f"  matches played more than once:            {len(again)}")
+    print(f"  matches played more than once:            {len(seen.played_again)}")
     print(f"  /ready during the outage:                 {dict(seen.ready)}")
     print(f"  logs held in Redis all archived:          {after(seen.drained_after)}")
-    print(f"  tournament: {tournament.status.value} ({tournament.done}/{tournament.total}), "
-          f"done {after(seen.ended_after)}")  # fmt: skip
-    print(f"  ladder tables: {dict(statuses)}")
+    print(f"  tournament: {seen.tournament}, done {after(seen.ended_after)}")
+    print(f"  ladder tables: {dict(seen.tables)}")
 
 
-def main(argv: list[str] | None = None) -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--outage-s", type=float, default=17.0, help="how long it is away")
-    parser.add_argument("--hands", type=int, default=2, help="hands a match")
+    parser.add_argument("--hands", type=int, default=1, help="hands a match")
     parser.add_argument("--in-flight", type=int, default=5, help="matches playing at the start")
     parser.add_argument("--hold-mb", type=int, default=None, help="GONGZHU_ARCHIVE_HOLD_MB")
     parser.add_argument("--wait-s", type=float, default=900.0, help="the longest wait after")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = arguments(argv)
     print(
         f"CPython {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    run(args)
+    report(run(args), args)
 
 
 if __name__ == "__main__":

@@ -189,6 +189,25 @@ def _failures(store: Store, tournament_id: str) -> tuple[Any, ...]:
     return tournament.failures
 
 
+def _jobs_here(
+    config: Config, monkeypatch: pytest.MonkeyPatch, **changes: Any
+) -> tuple[Config, Arena]:
+    """``config`` with ``changes`` and no log held in Redis, set for the jobs this process runs
+    (:func:`_work`), and its arena."""
+    config = dataclasses.replace(config, archive_hold_mb=0, **changes)
+    for name, value in environment(config).items():
+        monkeypatch.setenv(name, value)
+    return config, Arena.from_config(config)
+
+
+def _one_match(config: Config, store: Store, stack: ExitStack) -> tuple[str, list[str]]:
+    """A tournament of one quick match (two bots on loopback, house Easy and Normal), and the
+    bots."""
+    bots = [_register(store, stack, LowestCard, f"lowest-{n}") for n in (1, 2)]
+    once = Format(duplicate=False, matches_per_table=1, hands=1)
+    return _start(config, store, [*bots, *QUICK_HOUSE], format=once), bots
+
+
 def _work(arena: Arena) -> None:
     """What the workers do, in this process: every queued job run (retries too), the failed
     matches settled."""
@@ -199,10 +218,7 @@ def _work(arena: Arena) -> None:
 def test_a_ladder_rotation_an_outage_failed_is_played_again_when_its_bots_have_room(
     config: Config, store: Store, stack: ExitStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = dataclasses.replace(ladder_config(config), archive_hold_mb=0, heal_after_s=1)
-    for name, value in environment(config).items():  # for the jobs this process runs
-        monkeypatch.setenv(name, value)
-    arena = Arena.from_config(config)
+    config, arena = _jobs_here(ladder_config(config), monkeypatch, heal_after_s=1)
     enter(store, stack, "first")
     enter(store, stack, "second")
     [table] = ladder.matchmake(arena)
@@ -239,14 +255,9 @@ def test_a_ladder_rotation_an_outage_failed_is_played_again_when_its_bots_have_r
 def test_a_match_an_outage_keeps_failing_is_queued_again_with_back_off_then_left(
     config: Config, store: Store, stack: ExitStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = dataclasses.replace(config, archive_hold_mb=0, heal_after_s=10)
-    for name, value in environment(config).items():  # for the jobs this process runs
-        monkeypatch.setenv(name, value)
+    config, arena = _jobs_here(config, monkeypatch, heal_after_s=10)
     monkeypatch.setattr(healing, "ATTEMPTS", 2)
-    arena = Arena.from_config(config)
-    bots = [_register(store, stack, LowestCard, f"lowest-{n}") for n in (1, 2)]
-    once = Format(duplicate=False, matches_per_table=1, hands=1)
-    tournament_id = _start(config, store, [*bots, *QUICK_HOUSE], format=once)  # one match
+    tournament_id, _ = _one_match(config, store, stack)
     outage = DirectoryOutage(Path(config.archive))
 
     def fail_again() -> str:
@@ -276,13 +287,8 @@ def test_a_match_an_outage_keeps_failing_is_queued_again_with_back_off_then_left
 def test_a_cancelled_tournaments_match_and_a_gauntlets_are_left_failed(
     config: Config, store: Store, stack: ExitStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = dataclasses.replace(config, archive_hold_mb=0, heal_after_s=1)
-    for name, value in environment(config).items():  # for the jobs this process runs
-        monkeypatch.setenv(name, value)
-    arena = Arena.from_config(config)
-    bots = [_register(store, stack, LowestCard, f"lowest-{n}") for n in (1, 2)]
-    once = Format(duplicate=False, matches_per_table=1, hands=1)
-    cancelled = _start(config, store, [*bots, *QUICK_HOUSE], format=once)
+    config, arena = _jobs_here(config, monkeypatch, heal_after_s=1)
+    cancelled, bots = _one_match(config, store, stack)
     question = gauntlets.Request("house:normal", bots[0], ("house:easy", "house:easy"), hands=1)
     gauntlet = gauntlets.create(arena, question, started_by=OPERATOR, manages=[]).id
     outage = DirectoryOutage(Path(config.archive))
