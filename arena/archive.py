@@ -273,9 +273,12 @@ def open_archive(location: str, *, s3_endpoint: str = "") -> Archive:
     import boto3  # noqa: PLC0415 - loaded only for an S3 archive (it takes a while)
     from botocore.config import Config  # noqa: PLC0415 - likewise
 
-    # an unreachable server is an ArchiveError within about 20 s (3 attempts of 5 s to connect),
-    # not botocore's 60 s an attempt: a match job, and /ready's probe, do not wait minutes on it
-    timeouts = Config(connect_timeout=5, read_timeout=20, retries={"max_attempts": 3})
+    # a server that cannot be reached, or does not answer, is an ArchiveError after 3 attempts
+    # of 5 s to connect and 5 s to read (the answer to a log of kilobytes), not botocore's 60 s
+    # each of 5 attempts: a match job, and /ready's probe, do not wait minutes for it
+    timeouts = Config(
+        connect_timeout=5, read_timeout=5, retries={"mode": "standard", "max_attempts": 3}
+    )
     client = boto3.client("s3", endpoint_url=s3_endpoint or None, config=timeouts)
     return S3Archive(client, bucket, prefix.strip("/") + "/" if prefix.strip("/") else "")
 
