@@ -221,7 +221,17 @@ class Config:
     replay_cache_s: int = setting("GONGZHU_REPLAY_CACHE_S", 600, _number)
     """How long a log read from the archive stays in Redis for the next viewer (0: never)."""
     archive_sweep_s: int = setting("GONGZHU_ARCHIVE_SWEEP_S", 3600, _number)
-    """How often the cron process removes blobs no match references (0: never)."""
+    """How often the cron process removes blobs no match references, and the temporary files
+    of writes cut short (0: never)."""
+    archive_hold_mb: int = setting("GONGZHU_ARCHIVE_HOLD_MB", 64, _number)
+    """The most the logs the archive could not take may hold in Redis until it takes them, in
+    MiB (0: none; a match whose log cannot be archived then fails its run)."""
+    recovery_s: int = setting("GONGZHU_RECOVERY_S", 15, _number)
+    """How often the cron process moves the logs held in Redis into the archive and queues
+    again the matches an outage failed (0: never)."""
+    heal_after_s: int = setting("GONGZHU_HEAL_AFTER_S", 60, _number)
+    """How long a match an outage failed waits before it is queued again, doubled before each
+    next time (:data:`arena.healing.ATTEMPTS` times at most)."""
 
     # -- disputes (docs/DISPUTES.md) --
     dispute_limit: str = setting("GONGZHU_DISPUTE_LIMIT", "10 per day", _text)

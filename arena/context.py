@@ -11,6 +11,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rq import Queue
 
+from arena.archive import Probe
 from arena.config import Config
 from arena.relay import Relay
 from arena.store import Store
@@ -36,6 +37,11 @@ class Arena:
     def queue(self) -> Queue:
         """The rq queue the arena's workers take jobs from."""
         return Queue(self.config.queue_name, connection=self.store.redis)
+
+    @cached_property
+    def archive_probe(self) -> Probe:
+        """Whether the archive takes writes, probed at most every few seconds (``/ready``)."""
+        return Probe(self.store.archive)
 
     @cached_property
     def relay(self) -> Relay:

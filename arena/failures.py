@@ -23,12 +23,17 @@ REASON_CHARS = 500
 """A failure's reason is cut to this length (a traceback's last line can be long)."""
 
 
+def failed_match_jobs(queue: Queue) -> list[str]:
+    """The ids of the match jobs in ``queue``'s failed registry."""
+    return [
+        j for j in FailedJobRegistry(queue=queue).get_job_ids() if j.startswith(MATCH_JOB_PREFIX)
+    ]
+
+
 def settle_failed_matches(queue: Queue, store: Store) -> list[str]:
     """Mark failed every match whose job is in ``queue``'s failed registry and that is neither
     recorded nor already marked; returns their ids."""
-    job_ids = [
-        j for j in FailedJobRegistry(queue=queue).get_job_ids() if j.startswith(MATCH_JOB_PREFIX)
-    ]
+    job_ids = failed_match_jobs(queue)
     match_ids = [j.removeprefix(MATCH_JOB_PREFIX) for j in job_ids]
     statuses = store.match_statuses(match_ids)
     settled = []

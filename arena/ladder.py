@@ -157,6 +157,39 @@ def _advance(arena: Arena, table_id: str) -> None:
         store.close_ladder_table(table_id)
 
 
+def replay_rotation(arena: Arena, table_id: str, match_id: str) -> bool:
+    """Play again a rotation of the table that an outage failed (:mod:`arena.healing`), with the
+    table open again meanwhile, so that its bots count it against their ``max_concurrent``.
+    Returns False, changing nothing, while the table plays another rotation, a bot of it is no
+    longer playing, or one has no room for one more table."""
+    store = arena.store
+    with store.held(keys.LADDER_LOCK, timeout_s=LOCK_TIMEOUT_S, wait_s=RELEASE_WAIT_S) as taken:
+        table = store.get_tournament(table_id) if taken else None
+        if table is None:
+            return False
+        seats = table.spec.participants
+        rotations = store.list_matches(page=1, per_page=4, tournament_id=table_id).items
+        if any(m.status in (MatchStatus.QUEUED, MatchStatus.RUNNING) for m in rotations):
+            return False
+        if not _all_playing(arena, seats) or not _room(arena, table_id, seats):
+            return False
+        # open first: a crash after it leaves an open table with nothing to play, which the
+        # next round closes; the match's job queued before its record says queued, as always
+        store.reopen_ladder_table(table_id, seats)
+        tournaments.requeue(arena, table_id, [match_id])
+        return True
+
+
+def _room(arena: Arena, table_id: str, participants: Sequence[str]) -> bool:
+    """Every registered participant has room for one more table than its open ones but this."""
+    busy: dict[str, int] = {}
+    for open_id, seats in arena.store.open_ladder_tables().items():
+        for participant in seats if open_id != table_id else ():
+            busy[participant] = busy.get(participant, 0) + 1
+    found = arena.store.get_bots(p for p in participants if p not in HOUSE_PARTICIPANTS)
+    return all(busy.get(bot.id, 0) < bot.max_concurrent for bot in found.values())
+
+
 def _all_playing(arena: Arena, participants: Sequence[str]) -> bool:
     """Every registered participant is active and still in the ladder."""
     registered = [p for p in participants if p not in HOUSE_PARTICIPANTS]

@@ -127,10 +127,16 @@ def requeue_failed(arena: Arena, tournament_id: str) -> Tournament:
     failed = arena.store.failed_matches(tournament_id)
     if not failed:
         raise WrongStateError(f"tournament {tournament_id} has no failed match to queue again")
-    # jobs first: a crash in between leaves the matches failed, to be queued again by a retry
-    requeue_matches(arena.queue, failed)
-    arena.store.unfail_matches(tournament_id, failed)
+    requeue(arena, tournament_id, failed)
     return get(arena, tournament_id)
+
+
+def requeue(arena: Arena, tournament_id: str, match_ids: Sequence[str]) -> None:
+    """Queue the tournament's failed ``match_ids`` afresh, each with all its retries; the
+    tournament is running until they end."""
+    # jobs first: a crash in between leaves the matches failed, to be queued again by a retry
+    requeue_matches(arena.queue, match_ids)
+    arena.store.unfail_matches(tournament_id, match_ids)
 
 
 def expand(arena: Arena, tournament_id: str) -> None:

@@ -963,9 +963,43 @@ class HealthSchema(Schema):
     status = fields.String(required=True)
 
 
+class ArchiveReadySchema(Schema):
+    writable = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "the archive of match logs took a write just now (probed at most "
+            "every 5 s in each web process)"
+        },
+    )
+    logs_waiting = fields.Integer(
+        required=True,
+        metadata={
+            "description": "recorded matches' logs held in Redis until the archive takes them "
+            "(moved within `GONGZHU_RECOVERY_S` of its taking writes again)"
+        },
+    )
+    bytes_waiting = fields.Integer(
+        required=True,
+        metadata={
+            "description": "their bytes; past `GONGZHU_ARCHIVE_HOLD_MB` a match whose log "
+            "cannot be archived fails its run"
+        },
+    )
+
+
 class ReadySchema(Schema):
-    status = fields.String(required=True, metadata={"description": "ready or unavailable"})
+    status = fields.String(
+        required=True,
+        metadata={
+            "description": "`ready`; `degraded` (still 200) while the archive takes no writes; "
+            "`unavailable` (503) while Redis is unreachable"
+        },
+    )
     redis = fields.Boolean(required=True)
+    archive = fields.Nested(
+        ArchiveReadySchema,
+        metadata={"description": "the archive of match logs (absent while Redis is unreachable)"},
+    )
     workers = fields.Integer(required=True)
     queue_depth = fields.Integer(required=True)
     pull_bots_connected = fields.Integer(

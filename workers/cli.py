@@ -123,8 +123,9 @@ def _abandon_horse(arena_worker: ArenaWorker) -> None:
 @main.command()
 def cron() -> None:
     """Queue a round of each stored schedule when its cron expression fires, the ladder's
-    matchmaking round every GONGZHU_LADDER_INTERVAL_S and the gauntlets' sweep every
-    GONGZHU_GAUNTLET_SWEEP_S (rq's cron).
+    matchmaking round every GONGZHU_LADDER_INTERVAL_S, the gauntlets' sweep every
+    GONGZHU_GAUNTLET_SWEEP_S, the archive's every GONGZHU_ARCHIVE_SWEEP_S and the recovery from
+    outages every GONGZHU_RECOVERY_S (rq's cron).
 
     A schedule created or deleted through the API takes effect within 10 s. When Redis goes away
     the scheduler waits for it and starts again, re-reading the schedules; a fire time that
@@ -138,6 +139,7 @@ def cron() -> None:
             ladder_interval_s=config.ladder_interval_s,
             gauntlet_sweep_s=config.gauntlet_sweep_s,
             archive_sweep_s=config.archive_sweep_s,
+            recovery_s=config.recovery_s,
         )
         # start() returns on SIGINT or SIGTERM, and raises when it cannot reach Redis
         with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):

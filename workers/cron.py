@@ -5,8 +5,9 @@ kept in step with the stored schedules.
 queueing :func:`workers.jobs.run_schedule` when its cron expression fires, and one queueing
 the ladder's matchmaking round (:func:`workers.jobs.run_ladder`) every ``ladder_interval_s``
 seconds, one the gauntlets' sweep (:func:`workers.jobs.run_gauntlets`) every
-``gauntlet_sweep_s`` and one the archive's sweep (:func:`workers.jobs.run_archive_sweep`) every
-``archive_sweep_s`` (none when that is 0). Before each round of enqueueing it reads the
+``gauntlet_sweep_s``, one the archive's sweep (:func:`workers.jobs.run_archive_sweep`) every
+``archive_sweep_s`` and one the recovery from outages (:func:`workers.jobs.run_recovery`) every
+``recovery_s`` (none of these when its interval is 0). Before each round of enqueueing it reads the
 schedules again, so a schedule created or deleted through the API takes effect within
 :data:`SYNC_S` seconds, without restarting the process.
 """
@@ -18,7 +19,7 @@ from typing import Any
 from rq.cron import CronJob, CronScheduler
 
 from arena.store import Store
-from workers.jobs import run_archive_sweep, run_gauntlets, run_ladder, run_schedule
+from workers.jobs import run_archive_sweep, run_gauntlets, run_ladder, run_recovery, run_schedule
 
 SYNC_S = 10.0
 """The longest the scheduler sleeps before it reads the stored schedules again."""
@@ -27,6 +28,7 @@ SYNC_S = 10.0
 LADDER_JOB = "ladder"
 GAUNTLETS_JOB = "gauntlets"
 ARCHIVE_SWEEP_JOB = "archive-sweep"
+RECOVERY_JOB = "recovery"
 
 
 def cron_job_name(schedule_id: str) -> str:
@@ -44,6 +46,7 @@ class ArenaCron(CronScheduler):
         ladder_interval_s: int = 0,
         gauntlet_sweep_s: int = 0,
         archive_sweep_s: int = 0,
+        recovery_s: int = 0,
         **kwargs: Any,
     ) -> None:
         super().__init__(connection=store.redis, **kwargs)
@@ -65,6 +68,14 @@ class ArenaCron(CronScheduler):
                 ttl=archive_sweep_s,
                 name=ARCHIVE_SWEEP_JOB,
             )
+        if recovery_s:
+            self.register(
+                run_recovery,
+                queue_name=queue_name,
+                interval=recovery_s,
+                ttl=recovery_s,
+                name=RECOVERY_JOB,
+            )
         if ladder_interval_s:
             # a round queued but not started within its interval is dropped: the next one
             # does its work, so a busy queue does not pile rounds up
@@ -80,7 +91,7 @@ class ArenaCron(CronScheduler):
         """Register the schedules that are new and drop the deleted ones. A kept job keeps its
         next fire time (schedules are never edited, only created and deleted)."""
         schedules = {cron_job_name(s.id): s for s in self.store.list_schedules()}
-        kept = {*schedules, LADDER_JOB, GAUNTLETS_JOB, ARCHIVE_SWEEP_JOB}
+        kept = {*schedules, LADDER_JOB, GAUNTLETS_JOB, ARCHIVE_SWEEP_JOB, RECOVERY_JOB}
         self._cron_jobs = [job for job in self._cron_jobs if job.name in kept]
         known = {job.name for job in self._cron_jobs}
         for name, schedule in schedules.items():

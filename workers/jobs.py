@@ -8,7 +8,7 @@ tournament's match jobs find its status and do nothing.
 
 from __future__ import annotations
 
-from arena import archiving, disputes, gauntlets, ladder, matches, tournaments
+from arena import archiving, disputes, gauntlets, healing, ladder, matches, tournaments
 from arena.context import Arena
 
 
@@ -35,9 +35,15 @@ def run_gauntlets() -> None:
 
 
 def run_archive_sweep() -> None:
-    """Remove the archive's blobs a day old that no match references (``rq cron`` queues this
-    every ``GONGZHU_ARCHIVE_SWEEP_S``)."""
+    """Remove the archive's blobs a day old that no match references, and the temporary files
+    of writes cut short (``rq cron`` queues this every ``GONGZHU_ARCHIVE_SWEEP_S``)."""
     archiving.sweep(Arena.from_environment())
+
+
+def run_recovery() -> None:
+    """Move the logs held in Redis into the archive if it takes them, and queue again the
+    matches an outage failed (``rq cron`` queues this every ``GONGZHU_RECOVERY_S``)."""
+    healing.recover(Arena.from_environment())
 
 
 def run_schedule(schedule_id: str) -> None:

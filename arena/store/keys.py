@@ -38,8 +38,16 @@ Keys (all under ``gz:``)::
                                     bytes) and size, written with the result
     gz:logs                         set of the archive's blobs that a match references (the
                                     sweep keeps these)
-    gz:log-cache:{sha256}           string: a log recently read from the archive, expiring
-                                    GONGZHU_REPLAY_CACHE_S after it was read
+    gz:log-cache:{sha256}           string: a log recently recorded or read from the archive,
+                                    whole, after its HMAC binding it to that name; expiring
+                                    GONGZHU_REPLAY_CACHE_S after it was written
+    gz:logs:held                    hash: SHA-256 -> the stored log the archive could not take
+                                    when its match was recorded (written with the result),
+                                    until it is moved into the archive
+    gz:logs:held:bytes              string: the bytes gz:logs:held holds (its bound:
+                                    GONGZHU_ARCHIVE_HOLD_MB)
+    gz:heals                        hash: match id -> how often an outage's failure of it was
+                                    queued again, and when next (JSON [count, unix seconds])
     gz:rating:{id}                  string: a participant's ladder rating (JSON), of the
                                     version it played last
     gz:rating:{id}:versions         hash: version -> that version's rating (JSON)
@@ -131,6 +139,9 @@ DISPUTES = "gz:disputes"
 DISPUTES_OPEN = "gz:disputes:open"
 DISPUTE_CLAIMS = "gz:disputes:claims"
 LOGS = "gz:logs"
+HELD_LOGS = "gz:logs:held"
+HELD_BYTES = "gz:logs:held:bytes"
+HEALS = "gz:heals"
 REPLAY_PATTERN = "gz:replay:*"
 """The keys of the logs still kept in Redis (``SCAN MATCH``), for their migration."""
 

@@ -8,7 +8,9 @@ update is one optimistic transaction (WATCH/MULTI) that first checks whether the
 has a result.
 
 The arena's Redis must persist every acknowledged write: run it with ``appendonly yes`` and
-``appendfsync everysec`` (or ``always``); see docs/OPERATIONS.md.
+``appendfsync everysec`` (or ``always``); see docs/OPERATIONS.md. A log the archive cannot take
+when its match is recorded is held in Redis with the result (:mod:`arena.archiving` says why
+and moves it on), so it is exactly as durable as the result that names it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from cryptography.fernet import Fernet
 from redis.client import Pipeline
 from redis.exceptions import LockNotOwnedError
 
-from arena.archive import Archive, open_archive
+from arena.archive import Archive, digest_of, open_archive
 from arena.config import Config
 from arena.errors import (
     ArchiveError,
@@ -85,9 +87,12 @@ from arena.store.mailbox import Mailbox
 from replays.deals import DealScheme, commitment_of, draw_secret
 from replays.integrity import IntegrityError, canonical, pack
 from replays.log import DecisionRecord, MatchLog
-from replays.packing import quick, whole
+from replays.packing import PackingError, quick, whole
 
 Clock = Callable[[], float]
+MAC_BYTES = hashlib.sha256().digest_size
+"""A log cache entry's HMAC, before the log."""
+MIB = 1024 * 1024
 
 
 class BotChanges(TypedDict, total=False):
@@ -126,14 +131,18 @@ class Store:
         *,
         archive: Archive,
         replay_cache_s: int = 0,
+        hold_bytes: int = 0,
         clock: Clock = time.time,
     ) -> None:
         self.redis = client
         self._fernet = Fernet(secret_key)
+        key = secret_key.encode() if isinstance(secret_key, str) else secret_key
+        self._cache_key = hmac.new(key, b"gz:log-cache", hashlib.sha256).digest()
         self._clock = clock
         self.archive = archive
         """Where the sealed logs are kept (:mod:`arena.archive`); Redis holds their names."""
         self._replay_cache_s = replay_cache_s
+        self._hold_bytes = hold_bytes
         self.mailbox = Mailbox(client, clock=clock)
         """Where the arena and its pull bots meet (:mod:`arena.store.mailbox`)."""
         self.disputes = DisputeBook(client, clock=clock)
@@ -147,6 +156,7 @@ class Store:
         *,
         archive: Archive,
         replay_cache_s: int = 0,
+        hold_bytes: int = 0,
         clock: Clock = time.time,
     ) -> Store:
         return cls(
@@ -154,6 +164,7 @@ class Store:
             secret_key,
             archive=archive,
             replay_cache_s=replay_cache_s,
+            hold_bytes=hold_bytes,
             clock=clock,
         )
 
@@ -168,6 +179,7 @@ class Store:
             config.secret_key,
             archive=open_archive(config.archive, s3_endpoint=config.s3_endpoint),
             replay_cache_s=config.replay_cache_s,
+            hold_bytes=config.archive_hold_mb * MIB,
             clock=clock,
         )
 
@@ -523,6 +535,10 @@ class Store:
     def close_ladder_table(self, tournament_id: str) -> None:
         self.redis.hdel(keys.LADDER_OPEN, tournament_id)
 
+    def reopen_ladder_table(self, tournament_id: str, participants: Sequence[str]) -> None:
+        """List a closed ladder table as open again (a rotation of it is played again)."""
+        self.redis.hset(keys.LADDER_OPEN, tournament_id, codecs.dumps(list(participants)))
+
     def note_ladder_round(
         self,
         tables: Sequence[str],
@@ -763,35 +779,71 @@ class Store:
 
     def replay_blob(self, match_id: str, *, keep: bool = True) -> bytes | None:
         """The packed sealed log (``replays.integrity.unpack`` reads it), None before the match
-        is recorded: read from the archive by the name its record keeps, checked (an
-        :class:`~arena.errors.ArchiveError` if the archive cannot return exactly that blob),
-        and, unless ``keep`` is false (a reader of every log, which would fill Redis with
-        them), kept ``replay_cache_s`` in Redis for the next reader, in the form that reads
-        without rebuilding (:func:`replays.packing.whole`). A log recorded before the
+        is recorded: read by the name its record keeps from the cache, else from Redis if the
+        archive has not taken it yet (:meth:`held_logs`), else from the archive; checked (an
+        :class:`~arena.errors.ArchiveError` if neither can return exactly that log: never
+        another) and, unless ``keep`` is false (a reader of every log, which would fill Redis
+        with them), kept ``replay_cache_s`` in Redis for the next reader, in the form that reads
+        without rebuilding (:func:`replays.packing.whole`), bound to its name by an HMAC (an
+        entry that is not that log's is dropped, never served). A log recorded before the
         archive is read from its own key until it is migrated (:meth:`migrate_replay`)."""
         digest = replies.text(self.redis.hget(keys.match(match_id), "log_sha256"))
         if digest is None:
             return replies.blob(self.redis.get(keys.replay(match_id)))
-        cached = replies.blob(self.redis.get(keys.log_cache(digest)))
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(keys.log_cache(digest))
+        pipe.hget(keys.HELD_LOGS, digest)
+        cached, held = replies.blobs(pipe.execute())
         if cached is not None:
-            return cached
+            found = self._from_cache(digest, cached)
+            if found is not None:
+                return found
+            self.redis.delete(keys.log_cache(digest))  # another log's, or damaged: never served
         try:
-            blob = whole(self.archive.get(digest))
-        except IntegrityError as error:  # intact, yet not rebuilt to the sealed log
-            raise ArchiveError(f"the archive's blob {digest} does not read: {error}") from None
+            if held is not None and digest_of(held) == digest:
+                blob = whole(held)
+            else:  # not held, or (damaged) held: the archive's, if it has it
+                blob = whole(self.archive.get(digest))
+        except (IntegrityError, PackingError) as error:  # intact, yet not the sealed log rebuilt
+            raise ArchiveError(f"the log {digest} does not read: {error}") from None
         if keep and self._replay_cache_s > 0:
-            self.redis.set(keys.log_cache(digest), blob, ex=self._replay_cache_s)
+            entry = self._cached(digest, blob)
+            self.redis.set(keys.log_cache(digest), entry, ex=self._replay_cache_s)
         return blob
+
+    def _cached(self, digest: str, blob: bytes) -> bytes:
+        """A cache entry for the log named ``digest``: ``blob`` after its HMAC over both, so that
+        an entry is never taken for another log's (a key the arena's secret key makes)."""
+        return self._cache_mac(digest, blob) + blob
+
+    def _from_cache(self, digest: str, entry: bytes) -> bytes | None:
+        """The log a cache entry holds, if it is the entry :meth:`_cached` made for ``digest``."""
+        mac, blob = entry[:MAC_BYTES], entry[MAC_BYTES:]
+        return blob if hmac.compare_digest(mac, self._cache_mac(digest, blob)) else None
+
+    def _cache_mac(self, digest: str, blob: bytes) -> bytes:
+        return hmac.new(self._cache_key, digest.encode() + blob, hashlib.sha256).digest()
 
     def record_result(self, match_id: str, sealed: Mapping[str, Any]) -> bool:
         """Store a finished match's sealed log, its result, the tournament's standings and
         progress and the ladder, all at once. Returns False, changing nothing, if the match was
-        already recorded: a replayed job cannot count twice."""
+        already recorded: a replayed job cannot count twice.
+
+        The log is written to the archive first, durably, and the result names it. If the
+        archive cannot take it, the log is held in Redis in the result's own transaction
+        (:meth:`held_logs`) and the result names it all the same, until it is moved into the
+        archive; past ``hold_bytes`` of logs held, the archive's error is raised and nothing is
+        recorded (the match's job fails this run)."""
         log = MatchLog.from_json(sealed)
         if log.match_id != match_id:
             raise ValueError(f"the log is of match {log.match_id!r}, not {match_id!r}")
         blob = pack(sealed)
-        digest = self.archive.put(blob)  # durable before the result names it
+        digest = digest_of(blob)
+        unarchived: ArchiveError | None = None
+        try:
+            self.archive.put(blob)  # durable before the result names it
+        except ArchiveError as error:
+            unarchived = error
         seats = [s.bot_id for s in log.seats]
         rated = is_rated(log)
         watched = [keys.match(match_id)]
@@ -803,14 +855,27 @@ class Store:
             watched += [keys.rating(bot_id) for bot_id in seats]
             watched += [keys.rating_versions(bot_id) for bot_id in seats]
             watched.append(keys.RATINGS_SCALE)
+        if unarchived is not None:
+            watched.append(keys.HELD_BYTES)
         seq = self._seq()
 
         def record(pipe: Pipeline) -> bool:
             if replies.blob(pipe.hget(keys.match(match_id), "result")) is not None:
                 return False
+            if unarchived is not None:
+                held = int(replies.text(pipe.get(keys.HELD_BYTES)) or 0)
+                if held + len(blob) > self._hold_bytes:
+                    raise ArchiveError(
+                        f"{unarchived}; and the logs held in Redis until the archive takes them "
+                        f"are at their bound ({held:,} bytes; GONGZHU_ARCHIVE_HOLD_MB)"
+                    )
             self._write_result(pipe, log, (digest, len(blob)), rated, seq)
+            if unarchived is not None:
+                pipe.hset(keys.HELD_LOGS, mapping={digest: blob})
+                pipe.incrby(keys.HELD_BYTES, len(blob))
             if self._replay_cache_s > 0:  # its first viewers, soon, need not rebuild it
-                pipe.set(keys.log_cache(digest), quick(canonical(sealed)), ex=self._replay_cache_s)
+                entry = self._cached(digest, quick(canonical(sealed)))
+                pipe.set(keys.log_cache(digest), entry, ex=self._replay_cache_s)
             return True
 
         return replies.transaction(self.redis, record, *watched)
@@ -935,6 +1000,37 @@ class Store:
 
         return replies.transaction(self.redis, move, key)
 
+    def held_logs(self) -> list[str]:
+        """The names of the logs held in Redis because the archive could not take them when
+        their matches were recorded (:mod:`arena.archiving` moves them)."""
+        return sorted(replies.texts(self.redis.hkeys(keys.HELD_LOGS)))
+
+    def held_log(self, digest: str) -> bytes | None:
+        """The stored log held under ``digest`` (as it was packed: unchecked), or None."""
+        return replies.blob(self.redis.hget(keys.HELD_LOGS, digest))
+
+    def held_size(self) -> tuple[int, int]:
+        """How many logs are held in Redis, and their bytes."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hlen(keys.HELD_LOGS)
+        pipe.get(keys.HELD_BYTES)
+        count, size = pipe.execute()
+        return replies.number(count), int(replies.text(size) or 0)
+
+    def release_held(self, digest: str) -> bool:
+        """Forget the held log ``digest`` (the archive has it now); False if it was not held."""
+
+        def release(pipe: Pipeline) -> bool:
+            size = replies.number(pipe.hstrlen(keys.HELD_LOGS, digest))
+            if not size:
+                return False
+            pipe.multi()
+            pipe.hdel(keys.HELD_LOGS, digest)
+            pipe.decrby(keys.HELD_BYTES, size)
+            return True
+
+        return replies.transaction(self.redis, release, keys.HELD_LOGS)
+
     def log_referenced(self, digest: str) -> bool:
         """Whether a recorded match names the archive's blob ``digest``."""
         return replies.boolean(self.redis.sismember(keys.LOGS, digest))
@@ -1015,6 +1111,20 @@ class Store:
 
         watched = (tournament, failed, *map(keys.match, match_ids))
         return replies.transaction(self.redis, unfail, *watched)
+
+    def heals(self) -> dict[str, tuple[int, float]]:
+        """The matches an outage failed that :mod:`arena.healing` has seen: each with how often
+        it was queued again and when it may be next (seconds since the epoch)."""
+        raw = replies.fields(self.redis.hgetall(keys.HEALS))
+        found = {match_id: json.loads(entry) for match_id, entry in raw.items()}
+        return {match_id: (int(count), float(due)) for match_id, (count, due) in found.items()}
+
+    def note_heal(self, match_id: str, count: int, due: float) -> None:
+        self.redis.hset(keys.HEALS, match_id, codecs.dumps([count, due]))
+
+    def forget_heals(self, match_ids: Sequence[str]) -> None:
+        if match_ids:
+            self.redis.hdel(keys.HEALS, *match_ids)
 
     # -- standings and the ladder ---------------------------------------------------------------
 

@@ -120,6 +120,7 @@ def test_health_and_readiness(client: FlaskClient, config: Config) -> None:
     assert ready.json == {
         "status": "ready",
         "redis": True,
+        "archive": {"writable": True, "logs_waiting": 0, "bytes_waiting": 0},
         "workers": 0,
         "queue_depth": 0,
         "pull_bots_connected": 0,

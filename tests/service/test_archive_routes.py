@@ -1,7 +1,8 @@
 """Sealed logs kept in the archive, served through the API: the record names the blob, Redis
-holds no log but a cache entry that expires, a blob the archive cannot return is a 503 in the
-one error shape (never another log), logs recorded before the archive are read and moved by
-``gongzhu migrate-replays``, and the sweep removes only day-old blobs no match names."""
+holds no log but a cache entry that expires (never served for another log), a blob the archive
+cannot return is a 503 in the one error shape (never another log), logs recorded before the
+archive are read and moved by ``gongzhu migrate-replays``, and the sweep removes only day-old
+blobs no match names."""
 
 from __future__ import annotations
 
@@ -75,6 +76,26 @@ def test_no_cache_when_it_is_off(store: Store, config: Config) -> None:
     assert uncached.replay_blob("m2") is not None
     digest = store.redis.hget(keys.match("m2"), "log_sha256").decode()
     assert store.redis.exists(keys.log_cache(digest)) == 0
+
+
+def test_a_cache_entry_that_is_not_the_matchs_log_is_dropped_never_served(
+    client: FlaskClient, store: Store, config: Config
+) -> None:
+    logs = {f"m{n}": sealed_log(config, f"m{n}", BOTS, seed=n) for n in (1, 2)}
+    for match_id, log in logs.items():
+        assert store.record_result(match_id, log)
+    first, second = (
+        keys.log_cache(store.redis.hget(keys.match(m), "log_sha256").decode()) for m in logs
+    )
+    entries = store.redis.mget(first, second)
+    store.redis.mset({first: entries[1], second: entries[0]})  # swapped
+    for match_id, log in logs.items():
+        assert client.get(f"/api/matches/{match_id}/replay").data == canonical(log)
+    assert store.redis.mget(first, second) == entries  # each its own again
+    for match_id, log in logs.items():  # cached again, rightly, and served from there
+        assert json.loads(client.get(f"/api/matches/{match_id}/replay").data) == log
+    store.redis.set(first, b"\x00" * 40)  # damaged
+    assert client.get("/api/matches/m1/replay").data == canonical(logs["m1"])
 
 
 @pytest.mark.parametrize("fault", ["missing", "damaged"])

@@ -63,6 +63,7 @@ def environment(config: Config) -> dict[str, str]:
         "GONGZHU_SECRET_KEY": config.secret_key,
         "GONGZHU_REPLAY_KEY": str(config.replay_key_path or ""),
         "GONGZHU_ARCHIVE": config.archive,
+        "GONGZHU_S3_ENDPOINT": config.s3_endpoint,
         "GONGZHU_ALLOW_PRIVATE_ENDPOINTS": "1",
         "GONGZHU_QUEUE": config.queue_name,
         "GONGZHU_WORKER_TTL_S": str(config.worker_ttl_s),
@@ -75,6 +76,9 @@ def environment(config: Config) -> dict[str, str]:
         "GONGZHU_LADDER_TABLES": str(config.ladder_tables),
         "GONGZHU_LADDER_HANDS": str(config.ladder_hands),
         "GONGZHU_LADDER_HOUSE": ",".join(h.removeprefix("house:") for h in config.ladder_house),
+        "GONGZHU_ARCHIVE_HOLD_MB": str(config.archive_hold_mb),
+        "GONGZHU_RECOVERY_S": str(config.recovery_s),
+        "GONGZHU_HEAL_AFTER_S": str(config.heal_after_s),
     }
 
 
