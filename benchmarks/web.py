@@ -294,9 +294,15 @@ def web_command() -> str:
 
 
 @contextmanager
-def web_service(redis_url: str, keys: Keys, *, command: str | None = None) -> Iterator[str]:
-    """Gunicorn as the Procfile runs it (or as ``command`` does), on a free loopback port;
-    yields its base URL."""
+def web_service(
+    redis_url: str,
+    keys: Keys,
+    *,
+    command: str | None = None,
+    env: dict[str, str] | None = None,
+) -> Iterator[str]:
+    """Gunicorn as the Procfile runs it (or as ``command`` does), on a free loopback port, with
+    ``env`` added to its environment; yields its base URL."""
     from arena.redis_server import free_port
 
     port = free_port()
@@ -305,6 +311,7 @@ def web_service(redis_url: str, keys: Keys, *, command: str | None = None) -> It
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         **keys.environment(redis_url),
         "GONGZHU_BIND": f"127.0.0.1:{port}",
+        **(env or {}),
     }
     log = (keys.key_path.parent / f"gunicorn-{port}.log").open("w")
     process = subprocess.Popen(

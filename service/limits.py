@@ -1,8 +1,8 @@
-"""Rate limits (flask-limiter on the arena's Redis): registrations, new human games and log
-verifications are limited per client address, endpoint changes per bot owner; a client over a
-limit is held before its ``429``; the limit's headers, which never turn an answer into a
-``500`` when Redis goes away; and how many endpoint handshakes one web process runs at
-once."""
+"""Rate limits (flask-limiter on the arena's Redis): registrations, new human games, log
+verifications and the expensive public reads are limited per client address, endpoint changes
+per bot owner; a client over a limit is held before its ``429``; the limit's headers, which
+never turn an answer into a ``500`` when Redis goes away; and how many endpoint handshakes one
+web process runs at once."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from gevent import monkey
 
 from arena.errors import UNAVAILABLE
 from arena.store import hash_token
-from service.auth import sent_token
+from service.auth import is_operator, sent_token
 from service.context import arena
 from service.smorest import abort
 
@@ -91,6 +91,32 @@ def play_limit() -> str:
 def verify_limit() -> str:
     """The configured limit on verifications of a match's log."""
     return arena().config.verify_limit
+
+
+def read_limit() -> str:
+    """The configured limit on a client address's expensive public reads (empty: none)."""
+    return arena().config.read_limit
+
+
+def too_many_reads() -> str:
+    """The message of the expensive reads' ``429``."""
+    return (
+        f"too many replays, divergences, head-to-heads and hints from this address (at most "
+        f"{read_limit()}, counted together): try again in the seconds Retry-After says"
+    )
+
+
+expensive_read = limiter.shared_limit(
+    read_limit, scope="expensive-reads", exempt_when=is_operator, error_message=too_many_reads
+)
+"""The per-address limit of the public reads that cost the arena most (a replay and its page,
+a divergence and its page, head-to-head, a hint), one count for all of them: a client flooding
+them cannot take the web processes from everyone else (``python -m benchmarks.flood``)."""
+EXPENSIVE_READS = (
+    "too many replays, divergences, head-to-heads and hints from this address (one count for "
+    "them all, GONGZHU_READ_LIMIT): wait Retry-After seconds"
+)
+"""The ``429`` of :data:`expensive_read`, as the OpenAPI describes it."""
 
 
 def endpoint_check_limit() -> str:
