@@ -41,6 +41,7 @@ from benchmarks.web import (
     Arena,
     fill,
     fresh_redis,
+    in_threads,
     register_bots,
     web_command,
     web_service,
@@ -133,13 +134,7 @@ def flood(base: str, path: str, seconds: float, connections: int) -> tuple[Count
         with lock:
             statuses.update(mine)
 
-    began = time.perf_counter()
-    threads = [threading.Thread(target=client) for _ in range(connections)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return statuses, time.perf_counter() - began
+    return statuses, in_threads(client, connections)
 
 
 def flooded(base: str, route: str, args: argparse.Namespace) -> Flooded:

@@ -44,7 +44,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -424,19 +424,24 @@ def load_python(url: str, seconds: float, connections: int) -> Load:
         with lock:
             latencies.extend(mine)
 
-    began = time.perf_counter()
-    threads = [threading.Thread(target=client) for _ in range(connections)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - began
+    wall = in_threads(client, connections)
     ordered = sorted(latencies)
 
     def pct(q: float) -> float:
         return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
     return Load(len(ordered), wall, errors[0], pct(0.5), pct(0.99))
+
+
+def in_threads(work: Callable[[], None], count: int) -> float:
+    """``work`` run in ``count`` threads at once: the seconds until the last one ended."""
+    began = time.perf_counter()
+    threads = [threading.Thread(target=work) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - began
 
 
 def load_tool(choice: str) -> str:

@@ -199,12 +199,17 @@ class Net:
 GETADDRINFO, CONNECT = socket.getaddrinfo, socket.socket.connect
 
 
-@pytest.fixture
-def net(monkeypatch: pytest.MonkeyPatch) -> Net:
+def routed_net(monkeypatch: pytest.MonkeyPatch) -> Net:
+    """A :class:`Net` that name resolution and connections go through for the test."""
     routed = Net()
     monkeypatch.setattr(socket, "getaddrinfo", routed.resolve)
     monkeypatch.setattr(socket.socket, "connect", routed.connect_function())
     return routed
+
+
+@pytest.fixture
+def net(monkeypatch: pytest.MonkeyPatch) -> Net:
+    return routed_net(monkeypatch)
 
 
 def public_bot(net: Net, running: Bot, host: str = "play.bot.example") -> str:

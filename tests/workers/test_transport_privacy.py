@@ -29,6 +29,7 @@ from tests.workers.test_transport import (
     closed_port,
     public_bot,
     response,
+    routed_net,
     tls_pair,
 )
 
@@ -41,10 +42,7 @@ REQUEST = DecisionRequest(
 
 @pytest.fixture
 def net(monkeypatch: pytest.MonkeyPatch) -> Net:
-    routed = Net()
-    monkeypatch.setattr(socket, "getaddrinfo", routed.resolve)
-    monkeypatch.setattr(socket.socket, "connect", routed.connect_function())
-    return routed
+    return routed_net(monkeypatch)
 
 
 @pytest.fixture(scope="module")
