@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.web import (
+    UNLIMITED,
     Arena,
     fill,
     fresh_redis,
@@ -230,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
         f"and {args.seconds:g} s flooded; web: {web_command()}",
         flush=True,
     )
-    services = {"no limit": {"GONGZHU_READ_LIMIT": ""}, "limited": {}}
+    services = {"no limit": UNLIMITED, "limited": {}}
     with (
         tempfile.TemporaryDirectory(prefix="gz-flood-bench-") as tmp,
         fresh_redis(Path(tmp), fsync="no") as (redis_server, store, keys),
