@@ -162,6 +162,10 @@ class Config:
     verify_limit: str = setting("GONGZHU_VERIFY_LIMIT", "60 per minute", _text)
     """Verifications of a match's log (``POST /api/matches/{id}/verify``) a client address may
     ask for (flask-limiter syntax); the operator is not limited."""
+    read_limit: str = setting("GONGZHU_READ_LIMIT", "60 per minute", _text)
+    """The public reads that cost the arena most (a replay and its page, a divergence and its
+    page, head-to-head, a hint) a client address may make, counted together (flask-limiter
+    syntax; empty: no limit); the operator is not limited."""
     breach_hold_s: float = setting("GONGZHU_BREACH_HOLD_S", 1.0, _seconds)
     """How long a client over a rate limit waits for its ``429`` when the web process is
     event-driven (gevent): a flood that does not back off then costs the arena a sleeping

@@ -31,13 +31,18 @@ logger = logging.getLogger(__name__)
 def deal_logs(arena: Arena, tournament_id: str, deal_label: str) -> list[MatchLog]:
     """The deal's recorded rotations' logs, by match id (not those a ruling voided)."""
     found = []
-    for match in sorted(arena.store.deal_matches(tournament_id, deal_label), key=lambda m: m.id):
-        if match.voided_by is not None:  # a ruling voided it: its replacement plays the seats
-            continue
-        blob = arena.store.replay_blob(match.id)
+    for match_id in deal_rotations(arena, tournament_id, deal_label):
+        blob = arena.store.replay_blob(match_id)
         if blob is not None:
             found.append(read_log(unpack(blob)))
     return found
+
+
+def deal_rotations(arena: Arena, tournament_id: str, deal_label: str) -> tuple[str, ...]:
+    """The ids of the deal's recorded rotations, sorted (not those a ruling voided: a
+    replacement plays their seats): what :func:`deal_logs` reads."""
+    matches = arena.store.deal_matches(tournament_id, deal_label)
+    return tuple(sorted(m.id for m in matches if m.result is not None and m.voided_by is None))
 
 
 def index_recorded_deals(arena: Arena) -> None:

@@ -19,7 +19,8 @@ arena. The checks, in order:
 
 :func:`examine` (a push bot's endpoint) and :func:`examine_pull` (a connected pull bot, through
 its stream) return a :class:`Report`; ``gongzhu doctor`` prints it, and
-``POST /api/bots/{id}/doctor`` answers it as JSON.
+``POST /api/bots/{id}/doctor`` answers it as JSON, to the bot's owner: its messages name the
+endpoint (a match's never do).
 """
 
 from __future__ import annotations
@@ -172,8 +173,8 @@ def examine(
 ) -> Report:
     """Probe the push bot at ``endpoint``, signing with ``secrets`` (see the module's doc)."""
 
-    def channel(signing: Sequence[str], now: Clock) -> Channel:
-        return BotTransport(endpoint, signing, allow_private=allow_private, now=now)
+    def channel(signing: Sequence[str], now: Clock) -> Channel:  # for its owner: named
+        return BotTransport(endpoint, signing, allow_private=allow_private, now=now, named=True)
 
     return _Probe(endpoint, list(secrets), time_limit_ms, hello_timeout_s, channel).report()
 

@@ -14,7 +14,9 @@ kept whole in the log as evidence for a dispute (docs/DISPUTES.md). It is still 
 decides is the time it took, not whether it was read.
 
 Whatever goes wrong becomes a :class:`~arena.match_loop.Reply` with its :class:`Status` and a
-fault message the bot's author can act on; :func:`arena.match_loop.play_match` applies the fallback.
+fault message the bot's author can act on, which never names the bot's endpoint (the channel's
+``redact``: a match's faults are public); :func:`arena.match_loop.play_match` applies the
+fallback.
 Every reply carries what the channel measured of its request (its
 :class:`~arena.exchange.Exchange`), whatever became of it.
 """
@@ -70,6 +72,10 @@ class Channel(Protocol):
         """The bot as error messages name it."""
         ...
 
+    def redact(self, text: str) -> str:
+        """``text`` as a message may show it (a push bot's endpoint hidden)."""
+        ...
+
     @property
     def exchange(self) -> Exchange:
         """What the latest ``post`` (or ``hello``) measured."""
@@ -116,6 +122,7 @@ class HttpSeat:
         def fault(
             status: Status, message: str, answer: str | None = None, note: str | None = None
         ) -> Reply:
+            message = self.transport.redact(message)
             return Reply(
                 None, status, self._ms_since(start), answer, message, sha, note, self.exchange
             )
@@ -151,14 +158,12 @@ class HttpSeat:
                 "redirects; register the final URL",
             )
         if not 200 <= code < 300:
-            return fault(Status.ERROR, f"HTTP {code}: {excerpt(content)}")
+            return fault(Status.ERROR, f"HTTP {code}: {excerpt(content, self.transport.redact)}")
         try:
             answer = content.decode("utf-8")
         except UnicodeDecodeError:
-            return fault(
-                Status.INVALID,
-                f"the answer is not UTF-8 JSON (it starts {excerpt(content)!r})",
-            )
+            shown = excerpt(content, self.transport.redact)
+            return fault(Status.INVALID, f"the answer is not UTF-8 JSON (it starts {shown!r})")
         kind = pending_decision(obs).kind
         try:
             data = answer_object(kind, content)

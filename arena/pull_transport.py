@@ -72,6 +72,10 @@ class PullTransport:
         """The bot as error messages name it."""
         return f"the pull bot {self.bot_id}"
 
+    def redact(self, text: str) -> str:
+        """``text`` as it is: a pull bot has no endpoint to hide."""
+        return text
+
     def close(self) -> None:
         """Nothing to close: the bot holds the connection."""
 

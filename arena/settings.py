@@ -18,6 +18,9 @@ from pathlib import Path
 
 SETTINGS_FILE = "arena.json"
 DEFAULT_DATA_DIR = "data"
+PRIVATE_UMASK = 0o077
+"""The umask of the arena's processes: what they make in the data directory is readable and
+writable by their owner only."""
 
 
 class NoArenaError(LookupError):

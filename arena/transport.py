@@ -23,10 +23,19 @@ costs a few clock readings and system calls, one write and a read or two.
 Match seats (``arena.http_seat.HttpSeat``) and the endpoint check (:func:`handshake`, used by
 the service) both go through this module, so the handshake is the same request, under the same
 limits, with the same error messages, wherever it is sent.
+
+A bot's endpoint is private: only its owner sees it. A match's faults and hellos are public (the
+sealed log, the bot's page, the replay), so a transport's messages name the endpoint only when
+it is made for the owner (``named``: the endpoint check and the doctor); otherwise they say
+"the bot's endpoint", and what they quote of the network's errors or of the bot's answers
+(which may name its host, its address or its path) is shown with those :data:`HIDDEN`
+(:func:`hide_endpoint`).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import socket
 import ssl
 import threading
@@ -52,6 +61,7 @@ from bot_sdk.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, Signer
 from replays.log import Connection
 
 __all__ = [
+    "HIDDEN",
     "MAX_ANSWER_BYTES",
     "NOTICE_TIMEOUT_S",
     "BotTransport",
@@ -64,6 +74,7 @@ __all__ = [
     "connection_reason",
     "excerpt",
     "handshake",
+    "hide_endpoint",
 ]
 
 MAX_ANSWER_BYTES = 64 * 1024
@@ -138,7 +149,8 @@ def _shut(sock: socket.socket) -> None:
 
 class BotTransport:
     """Signed POSTs to one bot endpoint (see the module's doc). ``tls``: the certificates
-    trusted (by default, certifi's authorities)."""
+    trusted (by default, certifi's authorities); ``named``: messages for the bot's owner, which
+    name its endpoint."""
 
     def __init__(
         self,
@@ -149,8 +161,10 @@ class BotTransport:
         tls: ssl.SSLContext | None = None,
         clock: Clock = time.monotonic,
         now: Clock = time.time,
+        named: bool = False,
     ) -> None:
         self.endpoint = endpoint
+        self._named = named
         self._secrets = list(secrets)
         self._clock = clock
         self._now = now
@@ -170,9 +184,17 @@ class BotTransport:
 
     @property
     def shown(self) -> str:
-        """The endpoint as error messages show it: no query string."""
+        """The bot as messages name it: for its owner (``named``) its endpoint without the
+        query string, otherwise only "the bot's endpoint"."""
+        if not self._named:
+            return "the bot's endpoint"
         parts = urlsplit(self.endpoint)
-        return f"{parts.scheme}://{parts.netloc}{parts.path}"
+        return f"the bot at {parts.scheme}://{parts.netloc}{parts.path}"
+
+    def redact(self, text: str) -> str:
+        """``text`` as a message may show it: as it is for the bot's owner (``named``),
+        otherwise with its endpoint's host, path and query and any IP address hidden."""
+        return text if self._named else hide_endpoint(text, self.endpoint)
 
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
         """POST ``body`` and read the whole answer within ``seconds``: its status, redirect
@@ -240,7 +262,7 @@ class BotTransport:
     def hello(self, request: Message, timeout_s: float) -> BotInfo:
         """Send the ``hello`` ``request`` within ``timeout_s`` in all: the bot's name and
         version, or :class:`HelloError` saying exactly why not."""
-        where = f"the bot at {self.shown}"
+        where = self.shown
         try:
             code, location, content = self.post(encode(request), timeout_s)
         except DeadlineError:
@@ -251,18 +273,22 @@ class BotTransport:
                 '{"protocol", "name", "version"} only'
             ) from None
         except TransportError as error:
-            raise HelloError(f"could not connect to {where}: {connection_reason(error)}") from None
+            reason = self.redact(connection_reason(error))
+            raise HelloError(f"could not connect to {where}: {reason}") from None
         if 300 <= code < 400:
             raise HelloError(
-                f"{where} answered HTTP {code} redirecting to {location or '?'}: the arena does "
-                "not follow redirects; register the final URL"
+                f"{where} answered HTTP {code} redirecting to "
+                f"{self.redact(location or '?')}: the arena does not follow redirects; "
+                "register the final URL"
             )
         if not 200 <= code < 300:
-            raise HelloError(f"{where} answered the hello with HTTP {code}: {excerpt(content)}")
+            shown = excerpt(content, self.redact)
+            raise HelloError(f"{where} answered the hello with HTTP {code}: {shown}")
         try:
             return parse_hello_answer(content)
         except AnswerError as error:
-            raise HelloError(f"{where} answered the hello wrongly: {error}") from None
+            wrong = self.redact(str(error))
+            raise HelloError(f"{where} answered the hello wrongly: {wrong}") from None
 
     def _read(self, answer: Answer, deadline: float) -> bytes:
         whole = answer.received(_CHUNK)  # as the loop below reads one piece, or none
@@ -293,8 +319,9 @@ def handshake(
     endpoint: str, secrets: Sequence[str], *, timeout_s: float, allow_private: bool
 ) -> BotInfo:
     """The endpoint check: the protocol's ``hello`` with no match, signed with the bot's
-    ``secrets``; the bot's name and version, or :class:`HelloError`."""
-    transport = BotTransport(endpoint, secrets, allow_private=allow_private)
+    ``secrets``; the bot's name and version, or :class:`HelloError` (for the bot's owner: it
+    names the endpoint)."""
+    transport = BotTransport(endpoint, secrets, allow_private=allow_private, named=True)
     try:
         return transport.hello(hello_request(), timeout_s)
     finally:
@@ -319,9 +346,57 @@ def _first_arg(error: BaseException) -> BaseException | None:
     return next((a for a in error.args if isinstance(a, BaseException)), None)
 
 
-def excerpt(content: bytes) -> str:
-    """The start of a body, for an error message."""
-    text = content.decode("utf-8", "replace").strip()
+def excerpt(content: bytes, redact: Callable[[str], str] = str) -> str:
+    """The start of a body, for an error message, ``redact``-ed whole before it is cut (a name
+    cut in two would not be recognised)."""
+    text = redact(content.decode("utf-8", "replace")).strip()
     if not text:
         return "(empty body)"
     return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…"
+
+
+HIDDEN = "[hidden]"
+"""What a public message shows in place of a bot's host, address, path or query."""
+_IP = re.compile(
+    r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)"
+    r"|(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])"
+)
+"""What may be an IPv4 or IPv6 address (checked by :mod:`ipaddress` before it is hidden)."""
+_HIDDEN_RUN = re.compile(r"\[?\[hidden\]\]?(?::\d+|\[hidden\])*")
+"""A hidden part (an IPv6 address in its brackets), with the port or the other hidden parts
+that follow it: one :data:`HIDDEN`."""
+
+
+def hide_endpoint(text: str, endpoint: str) -> str:
+    """``text`` with every mention of ``endpoint`` (the URL, its host, also as IDNA, its path
+    and its query, in any case) and every IP address shown as :data:`HIDDEN`, with the port
+    after any of them.
+
+    >>> hide_endpoint("refused by http://10.1.2.3:9000/bot/k (Server at bot.example)",
+    ...               "http://bot.example:9000/bot/k")
+    'refused by http://[hidden] (Server at [hidden])'
+    """
+    parts = urlsplit(endpoint)
+    host = parts.hostname or ""
+    private = {endpoint, parts.netloc, host, _idna(host), parts.query}
+    if len(parts.path) > 1:
+        private.add(parts.path)
+    for part in sorted(filter(None, private), key=len, reverse=True):
+        text = re.sub(re.escape(part), HIDDEN, text, flags=re.IGNORECASE)
+    text = _IP.sub(lambda found: HIDDEN if _is_address(found[0]) else found[0], text)
+    return _HIDDEN_RUN.sub(HIDDEN, text)
+
+
+def _idna(host: str) -> str:
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return host
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True

@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> list[str]:
             replay_key_path=bench_keys.key_path,
             archive=str(bench_keys.archive),
             replay_cache_s=0,
+            read_limit="",  # every replay read from one address
         )
         templates = [
             seal(log.to_json(), bench_keys.key, key_id="bench")

@@ -97,7 +97,14 @@ def archive(revision: str, target: Path) -> None:
 @contextmanager
 def filled(workdir: Path, *, batches: int) -> Iterator[dict[str, Any]]:
     """A Redis holding a played tournament, and ``batches`` sets of sealed, unrecorded logs."""
-    from benchmarks.web import Arena, fresh_redis, new_tournament, play_sealed, register_bots
+    from benchmarks.web import (
+        UNLIMITED,
+        Arena,
+        fresh_redis,
+        new_tournament,
+        play_sealed,
+        register_bots,
+    )
 
     with fresh_redis(workdir, fsync="no") as (server, store, keys):
         bots = register_bots(store, 20)
@@ -116,7 +123,7 @@ def filled(workdir: Path, *, batches: int) -> Iterator[dict[str, Any]]:
             path.write_text(json.dumps(sealed))
             logs.append([match_id, str(path)])
         yield {
-            "environment": keys.environment(server.url),
+            "environment": {**keys.environment(server.url), **UNLIMITED},  # one address
             "tournament": tid,
             "match": longest,
             "batches": [logs[i::batches] for i in range(batches)],

@@ -19,8 +19,9 @@ played, as a tournament in progress is); a second Redis is started on a copy of 
 filled up to ``--matches``. Both sizes are then served side by side.
 
 The web service runs as the Procfile's ``web`` line (gunicorn, 2 workers of 4 threads), one
-per size. Each endpoint is loaded alone for ``--seconds`` by ``--connections`` keep-alive
-clients, on one size then the other, ``--rounds`` times (the order alternating): wrk
+per size, without the limit on expensive reads (the load comes from one address). Each
+endpoint is loaded alone for ``--seconds`` by ``--connections`` keep-alive clients, on one
+size then the other, ``--rounds`` times (the order alternating): wrk
 (``apt-get install wrk``) when it is installed, else a small built-in Python load generator
 (threads, ``http.client``), which is itself slower and competes for the same cores. The report
 gives requests per second, p50 and p99 latency per endpoint for both sizes (medians of the
@@ -44,7 +45,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -67,6 +68,11 @@ ENDPOINTS = {
     "replay JSON": "/api/matches/{match}/replay",
     "replay viewer page": "/matches/{match}",
 }
+
+
+UNLIMITED = {"GONGZHU_READ_LIMIT": ""}
+"""The load comes from one address: the limit on expensive reads would answer it ``429``
+(what the limit does under a flood: ``benchmarks.flood``)."""
 
 
 @dataclass
@@ -294,9 +300,15 @@ def web_command() -> str:
 
 
 @contextmanager
-def web_service(redis_url: str, keys: Keys, *, command: str | None = None) -> Iterator[str]:
-    """Gunicorn as the Procfile runs it (or as ``command`` does), on a free loopback port;
-    yields its base URL."""
+def web_service(
+    redis_url: str,
+    keys: Keys,
+    *,
+    command: str | None = None,
+    env: dict[str, str] | None = None,
+) -> Iterator[str]:
+    """Gunicorn as the Procfile runs it (or as ``command`` does), on a free loopback port, with
+    ``env`` added to its environment; yields its base URL."""
     from arena.redis_server import free_port
 
     port = free_port()
@@ -305,6 +317,7 @@ def web_service(redis_url: str, keys: Keys, *, command: str | None = None) -> It
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         **keys.environment(redis_url),
         "GONGZHU_BIND": f"127.0.0.1:{port}",
+        **(env or {}),
     }
     log = (keys.key_path.parent / f"gunicorn-{port}.log").open("w")
     process = subprocess.Popen(
@@ -417,19 +430,24 @@ def load_python(url: str, seconds: float, connections: int) -> Load:
         with lock:
             latencies.extend(mine)
 
-    began = time.perf_counter()
-    threads = [threading.Thread(target=client) for _ in range(connections)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - began
+    wall = in_threads(client, connections)
     ordered = sorted(latencies)
 
     def pct(q: float) -> float:
         return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
     return Load(len(ordered), wall, errors[0], pct(0.5), pct(0.99))
+
+
+def in_threads(work: Callable[[], None], count: int) -> float:
+    """``work`` run in ``count`` threads at once: the seconds until the last one ended."""
+    began = time.perf_counter()
+    threads = [threading.Thread(target=work) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - began
 
 
 def load_tool(choice: str) -> str:
@@ -616,8 +634,8 @@ def main(argv: list[str] | None = None) -> None:
             arena.featuring = False
             fill_and_tell(arena, args, large.matches, pending)
             with (
-                web_service(small.redis.url, keys) as small.base,
-                web_service(large.redis.url, keys) as large.base,
+                web_service(small.redis.url, keys, env=UNLIMITED) as small.base,
+                web_service(large.redis.url, keys, env=UNLIMITED) as large.base,
             ):
                 measure([small, large], arena, args, tool)
             describe(arena, args)

@@ -32,7 +32,7 @@ from service.docs import ASSETS_URL, markdown_document
 from service.docs import blp as docs_assets
 from service.guard import check_request
 from service.headers import add_security_headers
-from service.limits import limiter
+from service.limits import init_limits
 from service.pages import blp as pages
 from service.smorest import Api
 
@@ -82,7 +82,7 @@ def create_app(config: Config, *, store: Store | None = None) -> Flask:
             app.wsgi_app, x_for=n, x_proto=n, x_host=n
         )
     install(app, Arena(config, store or Store.from_config(config)))
-    limiter.init_app(app)
+    init_limits(app)
     api = ArenaApi(app, spec_kwargs={"components": {"securitySchemes": SECURITY_SCHEMES}})
     for blueprint in (
         health.blp,

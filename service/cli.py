@@ -52,7 +52,7 @@ from service.demo import (
     serve_bots,
 )
 from service.rerate_cli import rerate_command
-from service.runtime import DataDir
+from service.runtime import DataDir, private_directory
 from workers.cli import cron as cron_command
 from workers.cli import worker as worker_command
 
@@ -146,7 +146,7 @@ def run(
     if not configured:
         refuse_taken(redis_port, "the arena's own Redis's (--redis-port)")
     data = DataDir(data_dir.resolve())
-    data.log_dir.mkdir(parents=True, exist_ok=True)
+    _say_made_private(data.path, data.make_private())
     where = f"127.0.0.1:{redis_port}/0"
     password_file = None if configured else data.redis_password_path()
     password = "" if password_file is None else password_file.read_text().strip()
@@ -181,6 +181,18 @@ def run(
     if manager.returncode:
         click.echo(f"The arena stopped; its processes' output is in {data.log_dir / 'arena.log'}")
     sys.exit(manager.returncode or 0)
+
+
+def _say_made_private(where: Path, changed: list[Path]) -> None:
+    """Say which files and directories of ``where`` were just made their owner's only."""
+    if not changed:
+        return
+    names = [str(path.relative_to(where)) for path in changed]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    click.echo(
+        f"Made {len(changed)} files and directories in {where} readable by their owner only "
+        f"(an older version left them open to other users): {shown}"
+    )
 
 
 def refuse_taken(port: int, whose: str) -> None:
@@ -243,10 +255,11 @@ def web() -> None:
 @click.option("--port", envvar="GONGZHU_REDIS_PORT", default=DEFAULT_REDIS_PORT, show_default=True)
 def redis(directory: Path | None, port: int) -> None:
     """The arena's own Redis in the foreground (append-only, fsync on every write), with the
-    password ``GONGZHU_REDIS_PASSWORD`` when it is set (``gongzhu run`` sets it)."""
+    password ``GONGZHU_REDIS_PASSWORD`` when it is set (``gongzhu run`` sets it); its directory
+    and files readable by their owner only."""
     if directory is None:
         directory = Path(os.environ.get("GONGZHU_DATA_DIR") or DEFAULT_DATA_DIR) / "redis"
-    directory.mkdir(parents=True, exist_ok=True)
+    _say_made_private(directory, private_directory(directory))
     command = redis_command(directory, port, password=os.environ.get("GONGZHU_REDIS_PASSWORD"))
     os.execv(command[0], command)
 

@@ -1,6 +1,8 @@
-"""Rate limits (flask-limiter on the arena's Redis): registrations, new human games and log
-verifications are limited per client address, endpoint changes per bot owner; a client over a
-limit is held before its ``429``; and how many endpoint handshakes one web process runs at once."""
+"""Rate limits (flask-limiter on the arena's Redis): registrations, new human games, log
+verifications and the expensive public reads are limited per client address, endpoint changes
+per bot owner; a client over a limit is held before its ``429``; the limit's headers, which
+never turn an answer into a ``500`` when Redis goes away; and how many endpoint handshakes one
+web process runs at once."""
 
 from __future__ import annotations
 
@@ -9,13 +11,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import request
+from flask import Flask, Response, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 from gevent import monkey
 
+from arena.errors import UNAVAILABLE
 from arena.store import hash_token
-from service.auth import sent_token
+from service.auth import is_operator, sent_token
 from service.context import arena
 from service.smorest import abort
 
@@ -38,9 +41,41 @@ def cooperative() -> bool:
 limiter = Limiter(
     key_func=get_remote_address,
     strategy="fixed-window",
-    headers_enabled=True,
+    headers_enabled=False,  # written by limit_headers
     on_breach=hold_breach,
 )
+
+
+def init_limits(app: Flask) -> None:
+    """The limiter on ``app``, and the limit's headers on each limited answer."""
+    limiter.init_app(app)
+    app.after_request(limit_headers)
+
+
+def limit_headers(response: Response) -> Response:
+    """The request's limit in its answer: ``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset``
+    (a Unix time), and on a ``429`` ``Retry-After``, read back from Redis after the route.
+
+    When Redis has gone meanwhile the answer stands as the route made it, without them
+    (flask-limiter's own headers raised, and made a ``500`` of it): a ``503`` stays a ``503``
+    (the route met Redis gone), a ``429`` gets its limit's whole window as ``Retry-After``, and
+    an answer the route completed is not taken back (a client would send its registration
+    again)."""
+    current = limiter.current_limit
+    if current is None:
+        return response
+    try:
+        reset_at, remaining = current.reset_at, current.remaining
+    except UNAVAILABLE:
+        if response.status_code == 429:
+            response.headers["Retry-After"] = str(current.limit.get_expiry())
+        return response
+    response.headers["X-RateLimit-Limit"] = str(current.limit.amount)
+    response.headers["X-RateLimit-Remaining"] = str(remaining)
+    response.headers["X-RateLimit-Reset"] = str(reset_at)
+    if response.status_code == 429:
+        response.headers["Retry-After"] = str(max(1, int(reset_at - time.time())))
+    return response
 
 
 def register_limit() -> str:
@@ -56,6 +91,32 @@ def play_limit() -> str:
 def verify_limit() -> str:
     """The configured limit on verifications of a match's log."""
     return arena().config.verify_limit
+
+
+def read_limit() -> str:
+    """The configured limit on a client address's expensive public reads (empty: none)."""
+    return arena().config.read_limit
+
+
+def too_many_reads() -> str:
+    """The message of the expensive reads' ``429``."""
+    return (
+        f"too many replays, divergences, head-to-heads and hints from this address (at most "
+        f"{read_limit()}, counted together): try again in the seconds Retry-After says"
+    )
+
+
+expensive_read = limiter.shared_limit(
+    read_limit, scope="expensive-reads", exempt_when=is_operator, error_message=too_many_reads
+)
+"""The per-address limit of the public reads that cost the arena most (a replay and its page,
+a divergence and its page, head-to-head, a hint), one count for all of them: a client flooding
+them cannot take the web processes from everyone else (``python -m benchmarks.flood``)."""
+EXPENSIVE_READS = (
+    "too many replays, divergences, head-to-heads and hints from this address (one count for "
+    "them all, GONGZHU_READ_LIMIT): wait Retry-After seconds"
+)
+"""The ``429`` of :data:`expensive_read`, as the OpenAPI describes it."""
 
 
 def endpoint_check_limit() -> str:

@@ -11,6 +11,7 @@ from service.api.matches import EMBARGOED
 from service.auth import is_operator
 from service.context import arena
 from service.errors import ErrorSchema
+from service.limits import EXPENSIVE_READS, expensive_read
 from service.schemas import (
     DivergenceArgs,
     DivergenceEntrySchema,
@@ -24,11 +25,13 @@ blp = Blueprint("divergences", __name__, url_prefix="/api", description="Where a
 
 
 @blp.route("/matches/<match_id>/divergence")
+@expensive_read
 @blp.arguments(DivergenceArgs, location="query")
 @blp.response(200, DivergenceSchema)
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
 @blp.alt_response(409, schema=ErrorSchema, description=f"{EMBARGOED}; or nothing to compare")
 @blp.alt_response(422, schema=ErrorSchema, description="the bot did not sit there")
+@blp.alt_response(429, schema=ErrorSchema, description=EXPENSIVE_READS)
 def divergence(args: dict[str, Any], match_id: str) -> divergences.Comparison:
     """The bot's line of the match's deal against the deal's other rotations at the same seat:
     each line's points, and the first decision where the bot chose what no other line chose,

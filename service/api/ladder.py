@@ -9,6 +9,7 @@ from arena import ladder, tournaments
 from arena.records import HeadToHead, Page, Rating
 from service.context import arena, store
 from service.errors import ErrorSchema
+from service.limits import EXPENSIVE_READS, expensive_read
 from service.schemas import (
     HeadToHeadSchema,
     LadderRowSchema,
@@ -75,9 +76,11 @@ def rating_history(args: dict[str, Any], bot_id: str) -> dict[str, Any]:
 
 
 @blp.route("/bots/<bot_id>/head-to-head")
+@expensive_read
 @blp.arguments(PageArgs, location="query")
 @blp.response(200, page_of(HeadToHeadSchema))
 @blp.alt_response(404, schema=ErrorSchema, description="no such participant")
+@blp.alt_response(429, schema=ErrorSchema, description=EXPENSIVE_READS)
 def head_to_head(args: dict[str, Any], bot_id: str) -> Page[HeadToHead]:
     """Its figures against each opponent of its rated matches, most matches first."""
     return ladder.head_to_head(arena(), bot_id, page=args["page"], per_page=args["per_page"])

@@ -17,7 +17,7 @@ from replays.log import FORMAT
 from service.auth import is_operator
 from service.context import arena, store
 from service.errors import ErrorSchema
-from service.limits import limiter, verify_limit
+from service.limits import EXPENSIVE_READS, expensive_read, limiter, verify_limit
 from service.schemas import MatchArgs, MatchSchema, VerificationSchema, page_of
 from service.smorest import Blueprint
 
@@ -55,9 +55,11 @@ def get_match(match_id: str) -> Match:
 
 
 @blp.route("/matches/<match_id>/replay")
+@expensive_read
 @blp.response(200, description=f"the sealed match log ({FORMAT}, docs/REPLAYS.md)")
 @blp.alt_response(404, schema=ErrorSchema, description="no such match, or not finished")
 @blp.alt_response(409, schema=ErrorSchema, description=EMBARGOED)
+@blp.alt_response(429, schema=ErrorSchema, description=EXPENSIVE_READS)
 @blp.alt_response(503, schema=ErrorSchema, description=ARCHIVE_UNAVAILABLE)
 def replay(match_id: str) -> Response:
     """The match's sealed log: every decision, its integrity block and the arena's signature."""

@@ -11,7 +11,7 @@ from flask.views import MethodView
 from arena import games
 from service.context import arena
 from service.errors import ErrorSchema
-from service.limits import limiter, play_limit
+from service.limits import EXPENSIVE_READS, expensive_read, limiter, play_limit
 from service.offload import ThreadedBot
 from service.schemas import (
     PlayCreate,
@@ -108,9 +108,11 @@ def difficulty(args: dict[str, Any], game_id: str) -> games.TableView:
 
 
 @blp.route("/<game_id>/hint")
+@expensive_read
 @blp.response(200, PlayHintSchema)
 @blp.alt_response(404, schema=ErrorSchema, description="no such game")
 @blp.alt_response(409, schema=ErrorSchema, description="not your turn")
+@blp.alt_response(429, schema=ErrorSchema, description=EXPENSIVE_READS)
 def get_hint(game_id: str) -> games.Hint:
     """What the Normal house bot would do in your place: the cards to expose (or pass), or one
     legal card to play."""

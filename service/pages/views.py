@@ -20,6 +20,7 @@ from replays.integrity import unpack
 from replays.upgrade import read_log
 from service.context import arena, store
 from service.errors import status_of
+from service.limits import expensive_read
 from service.pages.chart import rating_chart
 from service.pages.divergence import seat_view
 from service.pages.replay import replay_data
@@ -246,6 +247,7 @@ def _embargoed(match_ids: set[str]) -> set[str]:
 
 
 @blp.route("/matches/<match_id>")
+@expensive_read
 def match(match_id: str) -> str:
     record = store().get_match(match_id)
     if record is None:
@@ -274,6 +276,7 @@ def match(match_id: str) -> str:
 
 
 @blp.route("/matches/<match_id>/divergence")
+@expensive_read
 def divergence(match_id: str) -> str | tuple[str, int]:
     """The bot's line of the match's deal against the others' (``?bot=``, and ``&seat=`` when
     it sat twice); a refusal (an embargoed deal, nothing to compare) is a page saying why."""

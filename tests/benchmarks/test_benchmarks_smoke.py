@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks import arena, engine, lateness, memory, pull, web
+from benchmarks import arena, engine, flood, lateness, memory, pull, web
 
 
 def test_arena_throughput_prints_in_process_and_http_rows(
@@ -44,6 +44,17 @@ def test_web_prints_every_endpoint_at_both_sizes(capsys: pytest.CaptureFixture[s
         row = next(line for line in out.splitlines() if line.startswith(f"| {name} |"))
         assert row.endswith("| 0 |"), row  # no failed request
     assert "4 stored logs (the loaded one and others picked at random) checked" in out
+
+
+def test_flood_prints_each_route_without_and_with_the_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    routes = ["replay JSON", "divergence JSON"]
+    sizes = "--bots 4 --group 4 --matches 4 --seconds 0.3 --connections 2"
+    flood.main([*sizes.split(), "--routes", *routes])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[1:]] == [f"| {route}" for route in routes]
+    assert all(row.count("×**") == 2 for row in rows[1:]), rows
 
 
 def test_memory_samples_the_worker_through_a_tournament(

@@ -107,6 +107,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         replay_key_path=key_path,
         archive=str(tmp_path_factory.mktemp("pages-archive")),
         play_limit="1000 per minute",  # the page tests start many games from one address
+        read_limit="1000 per minute",  # and open replays and ask hints from it
     )
     store = Store.from_config(config)
     bots = [_bot(store, "alpha"), _bot(store, "beta"), "house:easy", "house:hard"]

@@ -186,7 +186,9 @@ def not_json(handler: Handler, request: Request) -> None:
 
 
 def crashes(handler: Handler, request: Request) -> None:
-    handler.send(500, b"Traceback (most recent call last): ZeroDivisionError")
+    """A server error page naming where it was asked, as web servers' pages do."""
+    where = f"http://{handler.headers['Host']}{handler.path}"
+    handler.send(500, f"Traceback (most recent call last): ZeroDivisionError at {where}".encode())
 
 
 def hangs_up(handler: Handler, request: Request) -> None:
@@ -255,12 +257,12 @@ def hostile_bots() -> list[HostileBot]:
         HostileBot("flooder", floods, Status.INVALID, r"^the answer is larger than 64 KiB"),
         HostileBot("not-json", not_json, Status.INVALID, r"^the answer is not UTF-8 JSON"),
         HostileBot("http-500", crashes, Status.ERROR, r"^HTTP 500: Traceback"),
-        HostileBot("hang-up", hangs_up, Status.ERROR, r"^could not reach http://127\.0\.0\.1:"),
+        HostileBot("hang-up", hangs_up, Status.ERROR, r"^could not reach the bot's endpoint: "),
         HostileBot(
             "redirector",
             redirects,
             Status.ERROR,
-            rf"^HTTP 302 redirecting to {re.escape(REDIRECT_TARGET)}: the arena does not follow",
+            r"^HTTP 302 redirecting to http://\[hidden\]/latest/meta-data/: the arena does not",
         ),
         HostileBot(
             "card-it-lacks",
@@ -286,16 +288,20 @@ def hostile_bots() -> list[HostileBot]:
     ]
 
 
+ENDPOINT_PATH = "/private-endpoint/"
+"""The start of every hostile bot's path: an endpoint shown anywhere public is found by it."""
+
+
 @contextmanager
 def serving(bot: HostileBot) -> Iterator[str]:
-    """Serve ``bot`` on a free loopback port; yield its URL."""
+    """Serve ``bot`` on a free loopback port; yield its URL (its path names it)."""
     server = HostileServer(bot)
     bot.server = server
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.daemon = True
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/bot"
+        yield f"http://127.0.0.1:{server.server_address[1]}{ENDPOINT_PATH}{bot.name}"
     finally:
         server.stop.set()
         server.shutdown()

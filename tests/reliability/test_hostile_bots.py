@@ -4,8 +4,9 @@ server on loopback, with an honest bot over HTTP and two house bots.
 
 The tournament completes; every match is recorded once and its replay verifies; each hostile
 bot's faults are recorded as what they were; the honest seats' scores are exactly those of the
-same deals played with the fallback in the hostile seats; and the time and memory a worker
-spends are bounded by the time control and the answer size cap, whatever the attack.
+same deals played with the fallback in the hostile seats; the time and memory a worker spends
+are bounded by the time control and the answer size cap, whatever the attack; and no bot's
+endpoint is shown anywhere public, though its faults quote what it and the network said.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import Counter
 from collections.abc import Container, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import pytest
 import redis
@@ -33,9 +35,11 @@ from bot_sdk.protocol import DEFAULT_FAULT_LIMIT, Status
 from referee import Game, Rules
 from replays.deals import deal_seed
 from replays.log import DecisionRecord, MatchLog, SeatInfo, TimeControl
+from service import create_app
 from tests.reliability.accounting import account
 from tests.reliability.figures import record
 from tests.reliability.hostile_bots import (
+    ENDPOINT_PATH,
     HUGE_ANSWER_BYTES,
     LATE_BY_MS,
     FallbackBot,
@@ -291,6 +295,34 @@ def test_a_worker_s_memory_is_bounded_by_the_answer_cap(played: Played) -> None:
     assert len(horses) >= len(played.logs)  # a horse for each match job was measured
     assert max(horses.values()) <= played.idle_kib + HUGE_ANSWER_BYTES // 2 // 1024
     assert 0 < _flooder(played).most_bytes_sent < HUGE_ANSWER_BYTES // 4
+
+
+def test_no_log_page_or_answer_shows_a_bot_s_endpoint(played: Played) -> None:
+    """A bot's endpoint is its owner's to see. The hostile bots' faults quote what they and the
+    network said (the server error page names the URL it was asked at, the redirect an
+    address, the hang-up the connection's error): their endpoints, addresses and paths are in
+    no sealed log, replay, match page, bot page (its fault feed) or bot listing."""
+    private = {"127.0.0.1", ENDPOINT_PATH}
+    for bot_id in played.hostile:
+        bot = played.store.get_bot(bot_id)
+        assert bot is not None and ENDPOINT_PATH in bot.endpoint
+        private |= {bot.endpoint, urlsplit(bot.endpoint).netloc}
+    client = create_app(played.config).test_client()
+    shown = {"/api/bots?per_page=100": client.get("/api/bots?per_page=100").get_data(True)}
+    for match_id in played.logs:
+        for path in (f"/api/matches/{match_id}/replay", f"/matches/{match_id}"):
+            answer = client.get(path)
+            assert answer.status_code == 200, (path, answer.status_code)
+            shown[path] = answer.get_data(as_text=True)
+    for bot_id in played.hostile:
+        shown[f"/bots/{bot_id}"] = client.get(f"/bots/{bot_id}").get_data(as_text=True)
+        faults = played.store.faults(bot_id, page=1, per_page=1000)
+        shown[f"fault feed of {bot_id}"] = " ".join(f.message for f in faults.items)
+    leaks = {where: sorted(p for p in private if p in text) for where, text in shown.items()}
+    assert not {where: found for where, found in leaks.items() if found}
+    # and the faults did quote them, hidden: the check above looked where they would be
+    feed = " ".join(shown[f"fault feed of {b}"] for b in _ids_of(played, "http-500"))
+    assert "ZeroDivisionError at [hidden]" in feed
 
 
 # -- the figures of docs/RELIABILITY.md ---------------------------------------------------

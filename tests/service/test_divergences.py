@@ -9,11 +9,14 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from arena import divergences
+from arena.divergence_index import deal_logs
 from arena.records import TournamentStatus
 from arena.store import Store
 from referee import DECK, CardSet
 from service import Config
 from tests.replays.divergence_support import Deal, concealed
+from tests.service.service_support import operator
 
 
 @pytest.fixture
@@ -117,3 +120,21 @@ def test_unknown_matches_and_bots_are_404_and_a_lone_match_has_nothing_to_compar
     deal.record(deal.logs[:1])
     lone = client.get(f"/api/matches/{deal.logs[0].match_id}/divergence?bot={deal.high}")
     assert lone.status_code == 409 and "nothing to compare" in lone.json["message"]
+
+
+def test_a_comparison_is_made_once_and_again_when_its_rotations_change(
+    deal: Deal, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process keeps the comparisons it made (reading the deal's logs is most of their
+    cost), by the rotations compared: a rotation recorded since makes another."""
+    read = []
+    monkeypatch.setattr(divergences, "deal_logs", lambda *a: read.append(a) or deal_logs(*a))
+    deal.record(deal.logs[:2])
+    asked = f"/api/matches/{deal.logs[0].match_id}/divergence?bot={deal.high}"
+    two = client.get(asked, headers=operator())  # the deal is embargoed: the operator asks
+    assert len(two.json["lines"]) == 2 and client.get(asked, headers=operator()).json == two.json
+    assert len(read) == 1
+    deal.record(deal.logs[2:])
+    four = client.get(asked).json
+    assert len(four["lines"]) == 4 and len(read) == 2
+    assert [client.get(asked).json for _ in range(3)] == [four] * 3 and len(read) == 2

@@ -82,9 +82,9 @@ def _slow(request: dict[str, Any]) -> bytes:
         ),
         (answering(illegal_card), Status.ILLEGAL, "do not hold"),
         (
-            answering(lambda r: b"", "302 Found", Location="http://elsewhere.example/bot"),
+            answering(lambda r: b"", "302 Found", Location="http://elsewhere.example/final"),
             Status.ERROR,
-            "redirecting to http://elsewhere.example/bot",
+            "redirecting to http://elsewhere.example/final",
         ),
     ],
     ids=["slow", "huge", "garbage", "not-json", "http-500", "illegal", "redirect"],
@@ -128,7 +128,8 @@ def test_a_private_address_is_refused_at_connect_time() -> None:
         log = play_one(url, FAST, allow_private=False)
     first = seat0(log)[0]
     assert first.status is Status.ERROR
-    assert "127.0.0.1, a private, loopback" in first.fault
+    assert "resolves to [hidden], a private, loopback" in first.fault
+    assert "127.0.0.1" not in first.fault  # a match's fault is public: the endpoint is not
 
 
 def test_a_failed_notification_is_not_a_fault() -> None:

@@ -217,12 +217,20 @@ def _unclocked(data: Any) -> Any:
     return data
 
 
+REDIRECTED = "redirecting to http://elsewhere.example/bot:"
+"""The one thing recorded otherwise since the fixture, on purpose: a fault names no part of
+the bot's endpoint (its path, ``/bot``, in the redirect's target) (docs/REPLAYS.md)."""
+
+
 def test_a_match_over_http_records_what_it_always_recorded() -> None:
     log = play_recorded()
     assert verify(log).ok, verify(log).discrepancy
     statuses = {d.status.value for h in log.hands for d in h.decisions}
     assert statuses == {"ok", "invalid", "illegal", "error"}
-    assert recorded_text(log) == FIXTURE.read_text(encoding="utf-8")
+    fixture = FIXTURE.read_text(encoding="utf-8")
+    assert fixture.count(REDIRECTED) == 8  # two hands, four seats
+    hidden = REDIRECTED.replace("/bot", "[hidden]")
+    assert recorded_text(log) == fixture.replace(REDIRECTED, hidden)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from arena.transport import (
     TooLargeError,
     TransportError,
     UnreachableError,
+    hide_endpoint,
 )
 from bot_sdk.protocol import (
     BotInfo,
@@ -38,16 +39,23 @@ ASKED = {"match_id": "m1", "decision_id": "d1", "time_limit_ms": 300, "time_bank
 REQUEST = DecisionRequest(OBS, **ASKED)  # type: ignore[arg-type]
 
 
+ENDPOINT = "https://bot.example/play"
+
+
 @dataclass
 class Scripted:
-    """A transport that answers ``outcome`` after ``seconds`` of the scripted clock."""
+    """A transport that answers ``outcome`` after ``seconds`` of the scripted clock, naming
+    the bot as a match's transport does (its endpoint hidden)."""
 
     clock: list[float]
     outcome: tuple[int, str | None, bytes] | Exception
     seconds: float = 0.25
     posts: list[tuple[bytes, float]] = field(default_factory=list)
-    shown: str = "https://bot.example/play"
+    shown: str = "the bot's endpoint"
     exchange: Exchange = field(default_factory=Exchange)
+
+    def redact(self, text: str) -> str:
+        return hide_endpoint(text, ENDPOINT)
 
     def post(self, body: bytes, seconds: float) -> tuple[int, str | None, bytes]:
         self.posts.append((body, seconds))
@@ -129,18 +137,48 @@ def test_latency_is_rounded_and_never_negative() -> None:
         (
             TransportError("refused"),
             Status.ERROR,
-            "could not reach https://bot.example/play: ",
+            "could not reach the bot's endpoint: refused",
+        ),
+        (
+            TransportError("Failed to resolve 'bot.example' ([Errno -3] Try again)"),
+            Status.ERROR,
+            "could not reach the bot's endpoint: Failed to resolve '[hidden]' ([Errno -3]",
         ),
         (
             UnreachableError("the bot is not connected"),
             Status.ERROR,
-            "could not reach https://bot.example/play: the bot is not connected",
+            "could not reach the bot's endpoint: the bot is not connected",
         ),
         (
             (302, "https://elsewhere.example/", b""),
             Status.ERROR,
             "HTTP 302 redirecting to https://elsewhere.example/: the arena does not follow "
             "redirects; register the final URL",
+        ),
+        (
+            (301, "http://bot.example/play", b""),
+            Status.ERROR,
+            "HTTP 301 redirecting to http://[hidden]: the arena does not follow",
+        ),
+        (
+            (404, None, b"<address>Apache Server at bot.example Port 443 (/play)</address>"),
+            Status.ERROR,
+            "HTTP 404: <address>Apache Server at [hidden] Port 443 ([hidden])</address>",
+        ),
+        (  # hidden before the excerpt is cut: a host cut in two would not be recognised
+            (404, None, b"x" * 295 + b" at bot.example"),
+            Status.ERROR,
+            "HTTP 404: " + "x" * 295 + " at [\u2026",
+        ),
+        (
+            (200, None, b"\xff" + b"x" * 294 + b" at bot.example"),
+            Status.INVALID,
+            "the answer is not UTF-8 JSON (it starts '\ufffd" + "x" * 294 + " at [\u2026')",
+        ),
+        (
+            (200, None, b"\xff not JSON from 2001:db8::7 " + b"x" * 400),
+            Status.INVALID,
+            "the answer is not UTF-8 JSON (it starts '\ufffd not JSON from [hidden] xxx",
         ),
         ((300, None, b""), Status.ERROR, "HTTP 300 redirecting to ?"),
         ((399, None, b""), Status.ERROR, "HTTP 399 redirecting to ?"),
@@ -234,4 +272,5 @@ def test_a_seat_connects_to_no_private_address_unless_allowed() -> None:
     finally:
         seat.close()
     assert reply.status is Status.ERROR
-    assert reply.fault is not None and "127.0.0.1, a private, loopback" in reply.fault
+    assert reply.fault is not None and "resolves to [hidden], a private, loopback" in reply.fault
+    assert "127.0.0.1" not in reply.fault  # a match's faults are public: no endpoint

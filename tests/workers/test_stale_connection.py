@@ -98,7 +98,7 @@ def test_a_failed_retry_is_a_fault_and_a_new_connection_is_not_retried() -> None
     first, second, third = (d.decision_id for d in asked[:3])
     assert [d.status for d in asked] == [Status.OK] + [Status.ERROR] * TC.fault_limit
     assert asked[1].fault is not None
-    assert asked[1].fault.startswith("could not reach http://127.0.0.1:")
+    assert asked[1].fault.startswith("could not reach the bot's endpoint: ")
     # the stale connection's request once more on a new connection; after that every request
     # is on a new connection (the bot closed the last one), and is sent once
     assert seen[:4] == [(1, first), (1, second), (2, second), (3, third)]

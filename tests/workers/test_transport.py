@@ -199,12 +199,17 @@ class Net:
 GETADDRINFO, CONNECT = socket.getaddrinfo, socket.socket.connect
 
 
-@pytest.fixture
-def net(monkeypatch: pytest.MonkeyPatch) -> Net:
+def routed_net(monkeypatch: pytest.MonkeyPatch) -> Net:
+    """A :class:`Net` that name resolution and connections go through for the test."""
     routed = Net()
     monkeypatch.setattr(socket, "getaddrinfo", routed.resolve)
     monkeypatch.setattr(socket.socket, "connect", routed.connect_function())
     return routed
+
+
+@pytest.fixture
+def net(monkeypatch: pytest.MonkeyPatch) -> Net:
+    return routed_net(monkeypatch)
 
 
 def public_bot(net: Net, running: Bot, host: str = "play.bot.example") -> str:
@@ -644,7 +649,7 @@ def test_a_failed_connection_says_why(net: Net, failure: OSError, reason: str) -
     net.names["far.bot.example"] = [PUBLIC]
     net.routes[PUBLIC] = failure
     with (
-        transport("http://far.bot.example/bot", allow_private=False) as t,
+        transport("http://far.bot.example/bot", allow_private=False, named=True) as t,
         pytest.raises(HelloError) as failed,
     ):
         t.hello(hello_request(), 5.0)
@@ -671,7 +676,7 @@ def test_a_name_that_does_not_resolve_says_so(
 
     monkeypatch.setattr(socket, "getaddrinfo", resolve)
     with (
-        transport("http://dns.bot.example/bot", allow_private=False) as t,
+        transport("http://dns.bot.example/bot", allow_private=False, named=True) as t,
         pytest.raises(HelloError) as failed,
     ):
         t.hello(hello_request(), 5.0)
@@ -680,7 +685,7 @@ def test_a_name_that_does_not_resolve_says_so(
 
 def test_a_name_that_cannot_be_encoded_says_it_does_not_resolve() -> None:
     with (
-        transport(f"http://{LONG_LABEL}/bot", allow_private=False) as t,
+        transport(f"http://{LONG_LABEL}/bot", allow_private=False, named=True) as t,
         pytest.raises(HelloError) as failed,
     ):
         t.hello(hello_request(), 5.0)
@@ -792,8 +797,9 @@ def test_a_tls_handshake_is_cut_at_the_call_s_deadline(
 
 
 def hello_to(*raw: bytes, timeout_s: float = 5.0) -> Any:
-    """The hello answered with ``raw``: the bot's info, or the HelloError's message."""
-    with bot(answers(*raw)) as running, transport(running.url + "?key=k") as t:
+    """The hello answered with ``raw``: the bot's info, or the HelloError's message as its
+    owner reads it (the endpoint check's)."""
+    with bot(answers(*raw)) as running, transport(running.url + "?key=k", named=True) as t:
         try:
             return t.hello(hello_request(), timeout_s)
         except HelloError as error:
@@ -863,10 +869,10 @@ def test_the_endpoint_check_is_the_hello_on_its_own_transport(net: Net) -> None:
 # -- what a bot author reads -----------------------------------------------------------------------
 
 
-def test_the_endpoint_is_shown_without_its_query_string() -> None:
-    t = BotTransport("https://bot.example:8443/play?token=secret#x", ["s"])
-    t.close()
-    assert t.shown == "https://bot.example:8443/play"
+def test_the_endpoint_is_shown_to_its_owner_without_its_query_string_and_never_else() -> None:
+    url = "https://bot.example:8443/play?token=secret#x"
+    assert BotTransport(url, ["s"], named=True).shown == "the bot at https://bot.example:8443/play"
+    assert BotTransport(url, ["s"]).shown == "the bot's endpoint"
 
 
 def _chained(inner: BaseException, link: str) -> BaseException:
