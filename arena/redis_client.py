@@ -30,7 +30,9 @@ def connect(url: str, **options: Any) -> redis.Redis:
     sentinels, master, password = sentinel_parts(url)
     if password:
         options["password"] = password
-    sentinel = Sentinel(sentinels, sentinel_kwargs=dict(options), **options)  # type: ignore[no-untyped-call]  # redis-py: unannotated
+    # a retry policy is the primary's: a Sentinel that does not answer is passed over at once
+    asked = {name: value for name, value in options.items() if name != "retry"}
+    sentinel = Sentinel(sentinels, sentinel_kwargs=asked, **options)  # type: ignore[no-untyped-call]  # redis-py: unannotated
     client: redis.Redis = sentinel.master_for(master)  # type: ignore[no-untyped-call]
     return client
 

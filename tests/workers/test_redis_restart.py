@@ -6,22 +6,33 @@ worker and its horse were killed with Redis: every process of the machine restar
 
 from __future__ import annotations
 
+import dataclasses
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from rq.job import Job
 
 from arena.config import Config
 from arena.queue import MATCH_RETRIES, match_job_id
-from arena.records import MatchStatus
+from arena.records import Format, MatchStatus
 from arena.redis_server import RedisProcess, start_redis
 from arena.store import Store
-from tests.workers.conftest import arena_config
-from tests.workers.crashes import children, crash_config, recovery_bound_s, sigkill, wait_for
+from bot_sdk import Bot
+from referee import Card, Observation
+from tests.workers.conftest import arena_config, start_worker_process, stop_workers
+from tests.workers.crashes import (
+    children,
+    crash_config,
+    recovery_bound_s,
+    running_matches,
+    sigkill,
+    wait_for,
+)
 from tests.workers.test_worker_tournaments import (
     Deliberate,
     _assert_counted_once,
@@ -31,6 +42,9 @@ from tests.workers.test_worker_tournaments import (
     _register,
     _start,
 )
+from workers.outage import ride_out_s
+
+HOUSE = ["house:easy", "house:normal", "house:hard"]
 
 
 class Servers:
@@ -44,6 +58,10 @@ class Servers:
         """SIGKILL Redis and start it again on its data after ``down_s``."""
         self.current.kill()
         time.sleep(down_s)
+        self.restart()
+
+    def restart(self) -> None:
+        """Start Redis again on its data and port (after :meth:`RedisProcess.kill`)."""
         self.current = start_redis(self.directory, port=self.current.port, fsync="always")
 
 
@@ -136,3 +154,90 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
             down_s=down_s,
             retries_left=retries_left,
         )
+
+
+class Held(Bot):
+    """Plays its lowest card at once, but stops before the last card of a match (with
+    :attr:`held_at` cards in its hand) until the test lets it go (:attr:`release`), so that
+    the match ends while Redis is down."""
+
+    name = "held"
+    held_at: ClassVar[int] = 1
+    reached: ClassVar[threading.Event]
+    release: ClassVar[threading.Event]
+
+    @staticmethod
+    def reset() -> None:
+        """New events, for the next test (one class of the two runs at a time)."""
+        Held.reached, Held.release = threading.Event(), threading.Event()
+
+    def play(self, obs: Observation) -> Card:
+        if len(obs.hand) == self.held_at:
+            Held.reached.set()
+            Held.release.wait(30)
+        return obs.legal.lowest()
+
+
+RIDDEN_OUT_S = 2.0
+"""The outage a worker rides out, as a restart of the arena's Redis takes."""
+
+
+OUTAGES = {
+    "ridden out": (10, RIDDEN_OUT_S),  # the worker rides out 5 s: recorded once Redis is back
+    "longer than the ride-out": (2, 3.0),  # it rides out 1 s: its loop ends, played again
+}
+"""Each case's abandoned-job grace (the worker rides out half of it) and Redis's outage."""
+
+
+@pytest.mark.parametrize("outage", list(OUTAGES))
+def test_a_match_ending_while_redis_restarts_is_recorded_once_in_flight_in_a_horse(
+    outage: str, config: Config, store: Store, servers: Servers, tmp_path: Path
+) -> None:
+    """Redis SIGKILLed just before a match's last card, the match's work horse playing it as
+    the Procfile runs matches (many in flight in one horse), and started again ``down_s``
+    later: the match's result, ready while Redis is down, waits for it. Within the bound the
+    worker rides out, nothing ends: the worker's loop goes on, the horse records the match,
+    which is played once; past it, the loop ends and the match is played again, once."""
+    abandoned_after_s, down_s = OUTAGES[outage]
+    config = dataclasses.replace(config, matches_per_worker=64, abandoned_after_s=abandoned_after_s)
+    ride_out = ride_out_s(config)
+    Held.reset()
+    log = tmp_path / "worker.log"
+    with ExitStack() as stack:
+        bot = _register(store, stack, Held, "held")
+        tournament_id = _start(
+            config, store, [bot, *HOUSE], format=Format(duplicate=False, hands=1)
+        )
+        worker = start_worker_process(config, output=stack.enter_context(log.open("wb")))
+        stack.callback(stop_workers, [worker])
+        assert Held.reached.wait(30), "the match never reached its last card"
+        [match_id] = running_matches(store, tournament_id)
+        servers.current.kill()
+        Held.release.set()  # the last card: the match ends, and its result waits for Redis
+        time.sleep(down_s)
+        servers.restart()
+        restarted_at = time.monotonic()
+
+        def recorded() -> bool:
+            match = store.get_match(match_id)
+            return match is not None and match.status is MatchStatus.DONE
+
+        wait_for(recorded, recovery_bound_s(config), "the match to be recorded")
+        recorded_s = time.monotonic() - restarted_at
+        wait_for(lambda: _done(store, tournament_id), 30, "the tournament to finish")
+        assert worker.poll() is None
+    said = log.read_text()
+    retries_left = Job.fetch(match_job_id(match_id), connection=store.redis).retries_left
+    if down_s < ride_out:
+        assert "the work loop ended" not in said and "killed horse" not in said
+        assert retries_left == MATCH_RETRIES  # played once: nothing was interrupted
+    else:
+        assert "the work loop ended" in said
+        assert retries_left == MATCH_RETRIES - 1  # its horse was stopped: played again once
+    _assert_counted_once(store, tournament_id, 1, 1)
+    assert list(_logs(config, store, tournament_id)) == [match_id]
+    print(
+        f"Redis down {down_s:g} s (the worker rides out {ride_out:g} s): the match ending "
+        f"meanwhile was recorded {recorded_s:.1f} s after the restart, its job run "
+        f"{1 + MATCH_RETRIES - (retries_left or 0)} time(s)"
+    )
