@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 import pytest
 from rq.job import Job
@@ -23,7 +23,12 @@ from arena.records import Format, MatchStatus
 from arena.redis_server import RedisProcess, start_redis
 from arena.store import Store
 from bot_sdk import Bot
+from bot_sdk.channels import Channel
+from bot_sdk.protocol import Status
+from bot_sdk.server import make_app
 from referee import Card, Observation
+from service.app import create_app
+from tests.pages.pages_support import serving
 from tests.workers.conftest import arena_config, start_worker_process, stop_workers
 from tests.workers.crashes import (
     children,
@@ -33,6 +38,8 @@ from tests.workers.crashes import (
     sigkill,
     wait_for,
 )
+from tests.workers.pull_support import connect, register_pull
+from tests.workers.test_pull_tournaments import _active
 from tests.workers.test_worker_tournaments import (
     Deliberate,
     _assert_counted_once,
@@ -178,6 +185,12 @@ class Held(Bot):
         return obs.legal.lowest()
 
 
+class HeldMidway(Held):
+    """:class:`Held`, stopping before its fifth card instead."""
+
+    held_at: ClassVar[int] = 9
+
+
 RIDDEN_OUT_S = 2.0
 """The outage a worker rides out, as a restart of the arena's Redis takes."""
 
@@ -241,3 +254,48 @@ def test_a_match_ending_while_redis_restarts_is_recorded_once_in_flight_in_a_hor
         f"meanwhile was recorded {recorded_s:.1f} s after the restart, its job run "
         f"{1 + MATCH_RETRIES - (retries_left or 0)} time(s)"
     )
+
+
+@pytest.mark.parametrize("channel", get_args(Channel))
+def test_a_pull_bot_answering_while_redis_restarts_is_asked_again_and_its_answer_stands(
+    channel: Channel, config: Config, store: Store, servers: Servers
+) -> None:
+    """A pull bot's decision asked just before Redis is SIGKILLed, answered while it is down
+    (the web process cannot take the answer) and Redis started again 2 s later: the worker's
+    wait for the answer rides out the outage, the bot's stream sends the request again once
+    the web process's subscription is back, the SDK gives the same answer again, and it
+    stands: no fault, the match played once, its outage on the decision's clock."""
+    config = dataclasses.replace(config, matches_per_worker=64, abandoned_after_s=10)
+    Held.reset()
+    with ExitStack() as stack:
+        web = stack.enter_context(serving(create_app(config)))
+        bot = register_pull(web, "pulled")
+        connect(stack, bot, make_app(HeldMidway, bot.secret), channel)
+        wait_for(lambda: _active(store, bot.id), 20, "the pull bot to verify itself")
+        tournament_id = _start(
+            config, store, [bot.id, *HOUSE], format=Format(duplicate=False, hands=1)
+        )
+        worker = start_worker_process(config)
+        stack.callback(stop_workers, [worker])
+        assert Held.reached.wait(30), "the bot was never asked its fifth card"
+        [match_id] = running_matches(store, tournament_id)
+        servers.current.kill()
+        Held.release.set()  # it answers while Redis is down: the web process cannot take it
+        time.sleep(RIDDEN_OUT_S)
+        servers.restart()
+
+        def recorded() -> bool:
+            match = store.get_match(match_id)
+            return match is not None and match.status is MatchStatus.DONE
+
+        wait_for(recorded, 30, "the match to be recorded")
+    job = Job.fetch(match_job_id(match_id), connection=store.redis)
+    assert job.retries_left == MATCH_RETRIES  # played once
+    log = _logs(config, store, tournament_id)[match_id]
+    seat = next(s.seat for s in log.seats if s.bot_id == bot.id)
+    decisions = [d for h in log.hands for d in h.decisions if d.seat == seat]
+    assert [d.status for d in decisions] == [Status.OK] * len(decisions), [
+        d.fault for d in decisions
+    ]
+    [held] = [d for d in decisions if d.latency_ms > RIDDEN_OUT_S * 1000]
+    print(f"{channel}: the decision answered while Redis was down took {held.latency_ms} ms")
