@@ -4,7 +4,7 @@ matches' own reads and writes, waits for Redis and is sent again with back-off, 
 :func:`ride_out_s`. A match that does not need Redis meanwhile (its bots answer over HTTP) goes
 on as if nothing happened, and one that ends records its result once Redis answers.
 
-An outage longer than that raises the last connection error, as before: the worker's loop ends,
+A command that has waited that long raises the last connection error: the worker's loop ends,
 its horse is stopped and its matches are played again (:mod:`workers.cli`). The bound stays
 below the abandoned-job grace, so that a worker that waited renews its jobs' heartbeats before
 any other worker's sweep could take them for abandoned and play them a second time.
@@ -37,15 +37,11 @@ def ride_out_s(config: Config) -> float:
     return config.abandoned_after_s / 2
 
 
-def connect_riding_out(config: Config, **options: Any) -> redis.Redis:
+def connect_riding_out(config: Config) -> redis.Redis:
     """A client of the arena's Redis whose every command rides out an outage (see the module's
     doc)."""
-    return connect(
-        config.redis_url,
-        retry=RideOut(ride_out_s(config)),
-        socket_connect_timeout=CONNECT_TIMEOUT_S,
-        **options,
-    )
+    retry = RideOut(ride_out_s(config))
+    return connect(config.redis_url, retry=retry, socket_connect_timeout=CONNECT_TIMEOUT_S)
 
 
 class RideOut(Retry):

@@ -88,7 +88,8 @@ def config(servers: Servers, tmp_path: Path) -> Config:
     "outage",
     [
         "instant",  # redis-py reconnects: nobody notices
-        "past a heartbeat",  # the worker's heartbeat fails: its loop ends, the horse is stopped
+        "past the ride-out",  # the worker's heartbeat fails for longer than it waits: its loop
+        # ends, the horse is stopped
         "with every process",  # the worker and its horse SIGKILLed too, all started again
     ],
 )
@@ -114,7 +115,7 @@ def test_a_redis_restart_mid_tournament_loses_no_match_and_the_tournament_comple
         wait_for(mid_tournament, 60, "a recorded match and one being played")
         time.sleep(0.3)
         before = {m.id: (m.result, store.replay_blob(m.id)) for m in matches() if m.result}
-        down_s = 2 * config.job_heartbeat_s + 1 if outage == "past a heartbeat" else 0
+        down_s = outlasting_s(config) if outage == "past the ride-out" else 0
         if outage == "with every process":
             for pid in [*children(worker.pid), worker.pid]:
                 sigkill(pid)
@@ -196,10 +197,16 @@ RIDDEN_OUT_S = 2.0
 
 
 OUTAGES = {
-    "ridden out": (10, RIDDEN_OUT_S),  # the worker rides out 5 s: recorded once Redis is back
-    "longer than the ride-out": (2, 3.0),  # it rides out 1 s: its loop ends, played again
+    "ridden out": 10,  # the worker rides out 5 s, Redis is down 2 s: recorded once it is back
+    "longer than the ride-out": 2,  # it rides out 1 s, Redis is down 3 s: played again
 }
-"""Each case's abandoned-job grace (the worker rides out half of it) and Redis's outage."""
+"""Each case's abandoned-job grace (the worker rides out half of it)."""
+
+
+def outlasting_s(config: Config) -> float:
+    """An outage the worker does not ride out: from its last heartbeat, the next one is sent
+    within a heartbeat, fails, and is given up ``ride_out_s`` later; a second more."""
+    return config.job_heartbeat_s + ride_out_s(config) + 1
 
 
 @pytest.mark.parametrize("outage", list(OUTAGES))
@@ -211,9 +218,11 @@ def test_a_match_ending_while_redis_restarts_is_recorded_once_in_flight_in_a_hor
     later: the match's result, ready while Redis is down, waits for it. Within the bound the
     worker rides out, nothing ends: the worker's loop goes on, the horse records the match,
     which is played once; past it, the loop ends and the match is played again, once."""
-    abandoned_after_s, down_s = OUTAGES[outage]
-    config = dataclasses.replace(config, matches_per_worker=64, abandoned_after_s=abandoned_after_s)
+    config = dataclasses.replace(  # the tests' heartbeat, with the Procfile's settings too
+        config, matches_per_worker=64, abandoned_after_s=OUTAGES[outage], job_heartbeat_s=1
+    )
     ride_out = ride_out_s(config)
+    down_s = RIDDEN_OUT_S if outage == "ridden out" else outlasting_s(config)
     Held.reset()
     log = tmp_path / "worker.log"
     with ExitStack() as stack:
