@@ -17,6 +17,7 @@ import redis
 
 from arena.config import Config
 from arena.redis_server import RedisProcess, free_port, start_redis
+from tests.workers.crashes import cut_by
 from workers.outage import connect_riding_out, ride_out_s
 
 
@@ -59,20 +60,9 @@ def test_a_command_gives_up_after_the_bound_even_in_the_middle_of_it(tmp_path: P
     server = start_redis(tmp_path)
     config = _config(server.port, abandoned_after_s=2)  # a ride-out of 1 s
     client = connect_riding_out(config)
-    raised_at: list[float] = []
-
-    def blpop() -> None:  # what a worker waiting for a pull bot's answer does
-        with pytest.raises(redis.ConnectionError):
-            client.blpop(["nothing"], timeout=30)
-        raised_at.append(time.monotonic())
-
-    waiting = threading.Thread(target=blpop)
-    waiting.start()
-    time.sleep(0.3)
-    killed_at = time.monotonic()
-    server.kill()
-    waiting.join(10)
-    waited_s = [raised_at[0] - killed_at]
+    given_up_s, answered = cut_by(server.kill, client, timeout_s=30)
+    assert not answered
+    waited_s = [given_up_s]
     for _ in range(2):  # each next command waits as long
         began = time.monotonic()
         with pytest.raises(redis.ConnectionError):

@@ -5,7 +5,6 @@ not use stops it at once, and no message shows the password."""
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from arena.redis_client import connect, redacted
 from arena.store import Store
 from benchmarks.sentinels import Cluster, sentinel_cluster
 from tests.workers.conftest import arena_config
+from tests.workers.crashes import cut_by
 from workers.outage import connect_riding_out, ride_out_s
 from workers.worker import make_worker
 
@@ -87,21 +87,8 @@ def test_a_worker_command_cut_by_a_failover_follows_the_primary_and_rides_it_out
     worker waits (30 s)."""
     config = dataclasses.replace(arena_config(cluster.url, tmp_path), abandoned_after_s=60)
     client = connect_riding_out(config)
-    ended: list[float] = []
-
-    def blpop() -> None:  # a blocking read in flight, as a worker waiting on a pull bot's answer
-        client.blpop(["nothing"], timeout=1)
-        ended.append(time.monotonic())
-
-    waiting = threading.Thread(target=blpop)
-    waiting.start()
-    time.sleep(0.3)
-    killed_at = time.monotonic()
-    cluster.primary.kill()
-    waiting.join(30)
-    assert ended, "the command never ended"
-    assert cluster.primary_port() == cluster.replica.port
-    answered_s = ended[0] - killed_at
+    answered_s, answered = cut_by(cluster.primary.kill, client, timeout_s=1)
+    assert answered and cluster.primary_port() == cluster.replica.port
     assert answered_s < ride_out_s(config) / 2  # the promotion (~1 s), the 1 s read, not 30 s
     assert client.set("after", "yes") and client.get("after") == b"yes"
     print(
