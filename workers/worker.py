@@ -191,12 +191,20 @@ class ArenaWorker(Worker):
             queue.push_job_id(job.id, pipeline=pipe, at_front=True)
             pipe.execute()
 
-    def handle_work_horse_killed(self, job: Job, retpid: int, ret_val: int, rusage: Any) -> None:
-        """rq's own horse (one job at a time) died: rq fails its job this run (one retry);
-        take it off rq's intermediate list too, where it stays until it starts, lest that
-        list's sweep fail it a second time a minute on."""
-        super().handle_work_horse_killed(job, retpid, ret_val, rusage)  # type: ignore[no-untyped-call]
-        Queue(job.origin, connection=self.connection).intermediate_queue.remove(job.id)
+    def handle_job_failure(
+        self,
+        job: Job,
+        queue: Queue,
+        started_job_registry: Any = None,
+        exc_string: str = "",
+        execution: Execution | None = None,
+    ) -> None:
+        """rq's, with the job taken off rq's intermediate list first: a job whose start failed
+        (its horse killed before it began, Redis gone as it began) is still there, and that
+        list's sweep would fail it a second time a minute on, one death charged twice."""
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):  # rq's fails too
+            queue.intermediate_queue.remove(job.id)
+        super().handle_job_failure(job, queue, started_job_registry, exc_string, execution)
 
 
 def make_worker(config: Config, connection: redis.Redis) -> ArenaWorker:

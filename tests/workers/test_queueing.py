@@ -233,6 +233,21 @@ def test_jobs_taken_by_a_gone_worker_go_back_to_the_front_in_order_and_a_live_on
     assert take(queue, "idle", 1) is None  # the queue empty for a second
 
 
+def test_a_job_failed_before_it_started_is_taken_off_rqs_intermediate_list(
+    queue: Queue, config: Config, store: Store
+) -> None:
+    """Taken off the queue, a job waits on rq's intermediate list until it starts; one whose
+    start failed (its horse killed first, Redis gone as it began) is failed from there, and
+    left on the list, rq's sweep of it would fail it once more a minute on."""
+    enqueue_match(queue, "m1")
+    taken = Queue.dequeue_any([queue], 1, connection=queue.connection)
+    assert taken is not None and queue.intermediate_queue.get_job_ids() == ["match-m1"]
+    make_worker(config, store.redis).handle_job_failure(taken[0], queue, exc_string="no start")
+    assert queue.intermediate_queue.get_job_ids() == []
+    assert queue.job_ids == ["match-m1"]  # queued again, one retry spent
+    assert Job.fetch("match-m1", connection=queue.connection).retries_left == MATCH_RETRIES - 1
+
+
 def test_only_workers_with_a_recent_heartbeat_are_counted_live(queue: Queue) -> None:
     """What ``/ready`` reports: rq lists a dead worker for a minute after its last beat."""
     fresh, stale, silent = (
