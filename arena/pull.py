@@ -84,7 +84,7 @@ class Stream:
                 if self._first_time(str(event["id"])):
                     yield str(event["line"]).encode() + b"\n"
             elif kind == "resync":
-                yield from self._waiting()
+                yield from self._waiting(again=bool(event.get("lost")))
             elif kind == "connected" and int(event["connection"]) > self.connection:
                 yield _bye("replaced", "a newer connection of this bot took over")
                 return
@@ -122,10 +122,12 @@ class Stream:
         except UNAVAILABLE:  # Redis is away: the bot's presence expires by itself
             logger.warning("could not mark pull bot %s disconnected", self.bot_id)
 
-    def _waiting(self) -> Iterator[bytes]:
+    def _waiting(self, *, again: bool = False) -> Iterator[bytes]:
+        """The requests waiting for the bot's answer that this stream has not sent; ``again``:
+        all of them (Redis was away, and refused any answer meanwhile)."""
         offers: list[Offer] = self._mailbox.waiting(self.bot_id)
         for offer in offers:
-            if self._first_time(offer.id):
+            if self._first_time(offer.id) or again:
                 yield offer.line.encode() + b"\n"
 
     def _first_time(self, request_id: str) -> bool:

@@ -7,7 +7,9 @@ goes to rq's scheduled registry instead, where only rq's scheduler, a process th
 not run, would ever move it back.) So:
 
 - a work horse killed outright (SIGKILL, the out-of-memory killer) is noticed at once by its
-  worker, which queues the job again;
+  worker, which queues its jobs again: each one the horse was playing with one retry spent,
+  each one it had taken off the queue and not started with none (a horse's jobs are on its
+  worker's books from the instant they leave the queue: :func:`take`);
 - a worker killed with its horse (or one whose Redis went away, :mod:`workers.cli`) leaves
   its job in rq's started registry with a heartbeat nobody renews. Once the heartbeat is
   ``abandoned_after_s`` overdue, the next registry sweep of any live worker (every
@@ -29,12 +31,14 @@ import contextlib
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
+from redis.client import Pipeline
 from rq import Queue, Retry, Worker
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
 from arena.failures import MATCH_JOB_PREFIX
+from arena.store import keys, replies
 
 RUN_TOURNAMENT = "workers.jobs.run_tournament"
 RUN_MATCH = "workers.jobs.run_match"
@@ -141,6 +145,49 @@ def workers_and_depth(queue: Queue, *, live_within_s: int) -> tuple[int, int]:
     cutoff = datetime.now(UTC) - timedelta(seconds=live_within_s)
     beats = [w.last_heartbeat for w in Worker.all(queue=queue)]
     return sum(1 for beat in beats if beat is not None and beat >= cutoff), queue.count
+
+
+# -- the jobs a work horse takes (workers.stable) -----------------------------------------------
+
+
+def take(queue: Queue, taker: str, timeout_s: int) -> str | None:
+    """The id of the job at the front of ``queue``, moved to the list of jobs the worker
+    ``taker``'s horse took (waiting up to ``timeout_s`` for one; None if none came). The horse
+    registers it as its own (rq's execution) in the transaction that takes it off that list
+    (:func:`untake`): a horse that dies in between leaves it there for :func:`give_back`."""
+    with queue.connection.pipeline(transaction=False) as pipe:  # one round trip
+        pipe.sadd(keys.takers(queue.name), taker)
+        pipe.blmove(queue.key, keys.taken(queue.name, taker), timeout_s)
+        _, found = pipe.execute()
+    return replies.text(found)
+
+
+def untake(pipe: Pipeline, queue: Queue, taker: str, job_id: str) -> None:
+    """Take ``job_id`` off ``taker``'s list of jobs taken, in ``pipe``'s transaction."""
+    pipe.lrem(keys.taken(queue.name, taker), 1, job_id)
+
+
+def give_back(queue: Queue, taker: str) -> list[str]:
+    """Put every job the worker ``taker``'s horse took and did not register back at the front
+    of ``queue``, in the order they were taken, and return their ids. None of them started, so
+    none spends a retry."""
+    redis, taken = queue.connection, keys.taken(queue.name, taker)
+    given = []
+    while (job_id := replies.text(redis.lmove(taken, queue.key, "RIGHT", "LEFT"))) is not None:
+        given.append(job_id)
+    return given[::-1]
+
+
+def give_back_orphans(queue: Queue) -> list[str]:
+    """:func:`give_back` the jobs taken by workers that are gone (a worker killed with its
+    horse between the two steps), and return their ids."""
+    redis, given = queue.connection, []
+    for taker in replies.texts(redis.smembers(keys.takers(queue.name))):
+        if redis.exists(Worker.redis_worker_namespace_prefix + taker):
+            continue
+        given += give_back(queue, taker)
+        redis.srem(keys.takers(queue.name), taker)
+    return given
 
 
 # -- disputes -----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import redis
-from redis.sentinel import Sentinel
+from redis.sentinel import Sentinel, SentinelManagedConnection
 
 SENTINEL_SCHEME = "redis+sentinel"
 
@@ -30,9 +30,25 @@ def connect(url: str, **options: Any) -> redis.Redis:
     sentinels, master, password = sentinel_parts(url)
     if password:
         options["password"] = password
-    sentinel = Sentinel(sentinels, sentinel_kwargs=dict(options), **options)  # type: ignore[no-untyped-call]  # redis-py: unannotated
-    client: redis.Redis = sentinel.master_for(master)  # type: ignore[no-untyped-call]
+    # a retry policy is the primary's: a Sentinel that does not answer is passed over at once
+    asked = {name: value for name, value in options.items() if name != "retry"}
+    sentinel = Sentinel(sentinels, sentinel_kwargs=asked, **options)  # type: ignore[no-untyped-call]  # redis-py: unannotated
+    client: redis.Redis = sentinel.master_for(master, connection_class=PrimaryConnection)  # type: ignore[no-untyped-call]
     return client
+
+
+class PrimaryConnection(SentinelManagedConnection):
+    """A connection to the primary the Sentinels name, which asks them again whenever it
+    connects. (redis-py's reconnects in the middle of a command to the address it had, the old
+    primary's after a failover, for as long as its retry policy lets it.)"""
+
+    def connect_check_health(
+        self, check_health: bool = True, retry_socket_connect: bool = True
+    ) -> None:
+        if retry_socket_connect:  # a reconnect: the Sentinels' way, retried
+            self.connect()  # type: ignore[no-untyped-call]
+            return
+        super().connect_check_health(check_health=check_health, retry_socket_connect=False)
 
 
 def sentinel_parts(url: str) -> tuple[list[tuple[str, int]], str, str | None]:

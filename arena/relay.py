@@ -8,7 +8,8 @@ one Redis connection and a queue each, not a connection or a thread each.
 Pub/sub keeps nothing for a subscriber that is away, so nothing depends on it alone: the
 requests themselves wait in the mailbox. When the subscription is lost (Redis restarted), the
 relay subscribes again and tells every inbox to ``resync``: each stream then sends what is
-waiting that it has not sent.
+waiting that it has not sent, and, after a lost subscription, what it sent too (an answer the
+bot sent while Redis was away was refused, and the bot answers a request again the same way).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from arena.store import keys, replies
 logger = logging.getLogger(__name__)
 
 Event = dict[str, Any]
-RESYNC: Event = {"kind": "resync"}
+RESYNC: Event = {"kind": "resync", "lost": False}
+RESYNC_AFTER_LOSS: Event = {"kind": "resync", "lost": True}
 _READY_WAIT_S = 5.0
 """How long a new stream waits for the relay's subscription before it is refused."""
 _PING_EVERY_S = 15.0
@@ -107,7 +109,7 @@ class Relay:
         failures = 0
         while True:
             try:
-                self._listen()
+                self._listen(after_loss=failures > 0)
                 return
             except UNAVAILABLE as error:
                 self._ready.clear()
@@ -128,7 +130,7 @@ class Relay:
             self._ready.clear()
             return True
 
-    def _listen(self) -> None:
+    def _listen(self, *, after_loss: bool) -> None:
         pubsub = replies.pubsub(self._client)
         try:
             cast(Callable[[str], None], pubsub.subscribe)(keys.PULL_EVENTS)
@@ -146,7 +148,8 @@ class Relay:
                     if self._ready.is_set():
                         continue
                     self._ready.set()
-                    self._broadcast(RESYNC)  # whatever was published while unsubscribed
+                    # whatever was published while unsubscribed, and answered meanwhile
+                    self._broadcast(RESYNC_AFTER_LOSS if after_loss else RESYNC)
                 elif message["type"] == "message":
                     self._deliver(json.loads(message["data"]))
         finally:

@@ -21,6 +21,7 @@ from arena.redis_client import connect, redacted
 from arena.store import Store
 from referee.build import describe
 from workers.cron import ArenaCron
+from workers.outage import connect_riding_out, ride_out_s
 from workers.worker import ArenaWorker, make_worker
 
 REDIS_WAIT_S = 30.0
@@ -44,10 +45,13 @@ def _config() -> Config:
         raise click.ClickException(str(error)) from None
 
 
-def _connect(config: Config, *, wait_s: float | None = REDIS_WAIT_S) -> redis.Redis:
+def _connect(
+    config: Config, *, wait_s: float | None = REDIS_WAIT_S, riding_out: bool = False
+) -> redis.Redis:
     """Redis, waited for (``wait_s`` None: as long as it takes): the processes of the Procfile
-    start in any order, and a restarted Redis answers again after loading its data."""
-    connection = connect(config.redis_url)
+    start in any order, and a restarted Redis answers again after loading its data. A worker's
+    client rides out an outage (``riding_out``, :mod:`workers.outage`)."""
+    connection = connect_riding_out(config) if riding_out else connect(config.redis_url)
     deadline = None if wait_s is None else time.monotonic() + wait_s
     while True:
         try:
@@ -67,12 +71,15 @@ def _connect(config: Config, *, wait_s: float | None = REDIS_WAIT_S) -> redis.Re
 def worker(burst: bool) -> None:
     """Play tournaments and matches from the arena's queue.
 
-    rq's work loop ends when Redis goes away (a restart, a failover) while the worker is busy or
-    sweeping; this command then waits for Redis and starts a new loop, so a Redis restart needs
-    no worker restart. A match interrupted by it is played again (docs/OPERATIONS.md)."""
+    A Redis outage (a restart, a failover) of up to half GONGZHU_ABANDONED_AFTER_S is ridden
+    out: every command waits for Redis, and the matches in flight go on. A longer one ends rq's
+    work loop; this command then stops the work horse, waits for Redis and starts a new loop,
+    so that a Redis restart needs no worker restart, and the interrupted matches are played
+    again (docs/OPERATIONS.md)."""
     config = _config()
-    connection = _connect(config)
+    connection = _connect(config, riding_out=True)
     click.echo(f"worker: referee {describe()}", err=True)
+    click.echo(f"worker: rides out a Redis outage of up to {ride_out_s(config):g} s", err=True)
     delay = RESTART_BACKOFF_S[0]
     while True:
         arena_worker = make_worker(config, connection)
@@ -85,22 +92,26 @@ def worker(burst: bool) -> None:
         _abandon_horse(arena_worker)
         if time.monotonic() - started > _STEADY_S:
             delay = RESTART_BACKOFF_S[0]
-        click.echo(f"worker: the work loop ended (Redis lost?); a new one in {delay:g} s", err=True)
-        reconnected = _reconnect(config, delay)
+        click.echo(
+            f"worker: Redis did not answer for {ride_out_s(config):g} s: the work loop ended; "
+            f"a new one in {delay:g} s",
+            err=True,
+        )
+        reconnected = _reconnect(config, delay, riding_out=True)
         if reconnected is None:
             return
         connection = reconnected
         delay = min(2 * delay, RESTART_BACKOFF_S[1])
 
 
-def _reconnect(config: Config, delay: float) -> redis.Redis | None:
+def _reconnect(config: Config, delay: float, *, riding_out: bool = False) -> redis.Redis | None:
     """After ``delay``, Redis as soon as it answers again; None if SIGINT or SIGTERM came first.
     (rq's loops install their own signal handlers; these hold while we wait between loops.)"""
     for stop_signal in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop_signal, _stop_waiting)
     try:
         time.sleep(delay)
-        return _connect(config, wait_s=None)
+        return _connect(config, wait_s=None, riding_out=riding_out)
     except StopRequested:
         return None
 

@@ -1,11 +1,14 @@
 """The work horse that keeps many jobs in flight (``GONGZHU_MATCHES_PER_WORKER`` above 1).
 
 rq's worker forks one work horse per job. Here the horse forked for a job keeps taking more
-jobs from the worker's queues while it has room, and runs each with rq's own ``perform_job``
+jobs from the worker's queue while it has room, and runs each with rq's own ``perform_job``
 in a thread of its own, under the worker's name: every job keeps its own rq execution (its
 entry in the started registry and its heartbeat, which the worker renews), its own retries and
 its own result. A match's job id stays the unit of recovery: a SIGKILLed horse's worker puts
-back every job that was in flight in it (:class:`workers.worker.ArenaWorker`).
+back at once every job the horse had taken (:class:`workers.worker.ArenaWorker`), the ones it
+was playing with one retry spent, the ones it had not started yet with none. So a job taken
+is on the worker's books from the instant it leaves the queue: on its horse's list of jobs
+taken (:func:`arena.queue.take`), then among its executions.
 
 A match mostly waits for its bots, so threads suffice: each waits on its own sockets with the
 interpreter lock released (docs/BENCHMARKS.md, "Many matches in flight"). The horse ends when
@@ -22,15 +25,16 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from rq.exceptions import DequeueTimeout
+import redis
+from rq.exceptions import NoSuchJobError
+from rq.executions import Execution
 from rq.job import Job
 from rq.queue import Queue
 
+from arena.queue import take, untake
 from workers.admission import PERIOD_S, Lateness
 
 if TYPE_CHECKING:
-    from rq.executions import Execution
-
     from workers.worker import ArenaWorker
 
 POLL_S = 1
@@ -74,7 +78,7 @@ class Stable:
                     continue
             taken = self._take()
             if taken is not None:
-                self._start(*taken, self.worker.prepare_execution(taken[0]))
+                self._start(*taken)
             elif not self._running:
                 break
         self.lateness.stop()
@@ -88,19 +92,40 @@ class Stable:
     def _closing(self) -> bool:
         return self._stopping.is_set() or os.getppid() != self.parent_pid
 
-    def _take(self) -> tuple[Job, Queue] | None:
+    def _take(self) -> tuple[Job, Queue, Execution] | None:
+        """The next job, registered as this horse's (its rq execution), or None if none came
+        within :data:`POLL_S` or Redis did not answer (an outage longer than the worker rides
+        out: the jobs in flight go on, and the worker decides what becomes of them)."""
+        worker = self.worker
+        [queue] = worker.queues  # the arena's workers take jobs from one queue
+        try:
+            job_id = take(queue, worker.name, POLL_S)
+            return None if job_id is None else self._register(queue, job_id)
+        except (redis.ConnectionError, redis.TimeoutError):
+            return None
+
+    def _register(self, queue: Queue, job_id: str) -> tuple[Job, Queue, Execution] | None:
+        """The taken job's rq execution (what rq's ``prepare_execution`` makes), created in the
+        transaction that takes the job off the horse's list of jobs taken: a horse killed at
+        any instant leaves each job either on that list or among its worker's executions, and
+        its worker puts it back at once (:meth:`workers.worker.ArenaWorker.monitor_work_horse`)."""
         worker = self.worker
         try:
-            return worker.queue_class.dequeue_any(
-                worker._ordered_queues,
-                POLL_S,
-                connection=worker.connection,
-                job_class=worker.job_class,
-                serializer=worker.serializer,
-                death_penalty_class=worker.death_penalty_class,
+            job = worker.job_class.fetch(
+                job_id, connection=worker.connection, serializer=worker.serializer
             )
-        except DequeueTimeout:
+        except NoSuchJobError:  # deleted while queued: nothing to run
+            with worker.connection.pipeline() as pipe:
+                untake(pipe, queue, worker.name, job_id)
+                pipe.execute()
             return None
+        with worker.connection.pipeline() as pipe:
+            ttl = worker.get_heartbeat_ttl(job)
+            execution = Execution.create(job, ttl, pipeline=pipe, worker_name=worker.name)
+            untake(pipe, queue, worker.name, job_id)
+            pipe.execute()
+        worker.executions[execution.id] = execution
+        return job, queue, execution
 
     def _start(self, job: Job, queue: Queue, execution: Execution) -> None:
         thread = threading.Thread(

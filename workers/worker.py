@@ -22,7 +22,7 @@ from rq.utils import now
 
 from arena.config import Config
 from arena.failures import settle_failed_matches
-from arena.queue import release_parked_match_jobs
+from arena.queue import give_back, give_back_orphans, release_parked_match_jobs
 from arena.store import Store
 from workers.stable import Stable
 
@@ -65,6 +65,8 @@ class ArenaWorker(Worker):
         for queue in self.queues:
             for job_id in release_parked_match_jobs(queue):
                 self.log.warning("job %s was parked in the scheduled registry: queued", job_id)
+            for job_id in give_back_orphans(queue):
+                self.log.warning("job %s was taken by a worker now gone: queued again", job_id)
             for match_id in settle_failed_matches(queue, self.store):
                 self.log.warning("match %s failed for good: marked failed", match_id)
 
@@ -150,21 +152,59 @@ class ArenaWorker(Worker):
             pipeline.execute()
 
     def _put_back_in_flight(self, ret_val: int | None) -> None:
-        """After the horse ended: every job it left unfinished (all it had in flight, when it
-        was killed) fails this run, so rq queues it again while it has retries."""
+        """After the horse ended: every job it left unfinished goes back on the queue at once.
+        One it was playing (started, in rq's terms) fails this run, which spends one of its
+        retries (rq queues it again while it has one); one it had taken and not started yet (a
+        killed horse's jobs in the instant between taking and starting them) is queued again
+        at the front, spending none: each death costs a retry only to the matches it cut short."""
         killed = ret_val is not None and os.WIFSIGNALED(ret_val)
         signalled = f" (signal {os.WTERMSIG(ret_val)})" if killed and ret_val else ""
         reason = f"Work-horse terminated unexpectedly; waitpid returned {ret_val}{signalled}; "
         for execution, job in self._in_flight():
-            if job.get_status() in {JobStatus.FINISHED, JobStatus.FAILED}:
+            status = job.get_status()
+            if status not in {JobStatus.STARTED, JobStatus.QUEUED}:  # finished, failed, retried
+                continue
+            queue = Queue(job.origin, connection=self.connection)
+            if status == JobStatus.QUEUED:
+                self._put_back_unstarted(job, queue, execution)
                 continue
             self.log.warning("Worker %s: job %s failed (%s)", self.name, job.id, reason)
             job.ended_at = now()
-            queue = Queue(job.origin, connection=self.connection)
-            # a job taken but not yet started is still in rq's intermediate list, whose sweep
-            # would fail it once more a minute on (and queue it again)
-            queue.intermediate_queue.remove(job.id)
             self.handle_job_failure(job, queue=queue, exc_string=reason, execution=execution)
+        for queue in self.queues:
+            for job_id in give_back(queue, self.name):
+                self.log.warning(
+                    "Worker %s: job %s was taken, not started: queued again", self.name, job_id
+                )
+
+    def _put_back_unstarted(self, job: Job, queue: Queue, execution: Execution) -> None:
+        """Queue again, at the front and with its retries, a job the dead horse had registered
+        and not started: its execution deleted, and off rq's intermediate list (the horse's
+        first job is there until it starts, and rq's sweep of that list would fail it once
+        more a minute on)."""
+        self.log.warning(
+            "Worker %s: job %s was taken, not started: queued again", self.name, job.id
+        )
+        with self.connection.pipeline() as pipe:
+            self.cleanup_execution(job, pipeline=pipe, execution=execution)
+            pipe.lrem(queue.intermediate_queue_key, 1, job.id)
+            queue.push_job_id(job.id, pipeline=pipe, at_front=True)
+            pipe.execute()
+
+    def handle_job_failure(
+        self,
+        job: Job,
+        queue: Queue,
+        started_job_registry: Any = None,
+        exc_string: str = "",
+        execution: Execution | None = None,
+    ) -> None:
+        """rq's, with the job taken off rq's intermediate list first: a job whose start failed
+        (its horse killed before it began, Redis gone as it began) is still there, and that
+        list's sweep would fail it a second time a minute on, one death charged twice."""
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):  # rq's fails too
+            queue.intermediate_queue.remove(job.id)
+        super().handle_job_failure(job, queue, started_job_registry, exc_string, execution)
 
 
 def make_worker(config: Config, connection: redis.Redis) -> ArenaWorker:

@@ -100,6 +100,11 @@ Keys (all under ``gz:``)::
                                     counts it as connected (unix seconds)
     gz:pull:events                  pub/sub channel: requests, notices and connections of
                                     pull bots, for the web processes holding their streams
+    gz:queue:{name}:taken:{worker}  list: the jobs a worker's horse took off rq's queue {name}
+                                    and has not yet registered as its own (rq's execution),
+                                    given back to the queue if the horse dies first
+    gz:queue:{name}:takers          set of the workers taking jobs into such lists (a dead
+                                    worker's is given back by the registry sweep)
     gz:human-bots                   set of the bot ids whose owners allow human games
     gz:play:{id}                    hash: a human game's settings, version and progress
     gz:play:{id}:moves              list of its decisions (replay-log JSON), oldest first;
@@ -278,3 +283,11 @@ def tournament_rulings(tournament_id: str) -> str:
 
 def bot_disputes(bot_id: str) -> str:
     return f"gz:bot:{bot_id}:disputes"
+
+
+def taken(queue_name: str, worker_name: str) -> str:
+    return f"gz:queue:{queue_name}:taken:{worker_name}"
+
+
+def takers(queue_name: str) -> str:
+    return f"gz:queue:{queue_name}:takers"

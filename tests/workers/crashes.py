@@ -7,9 +7,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import redis
 
 from arena.config import Config
 from arena.records import MatchStatus
@@ -108,3 +111,27 @@ def running_matches(store: Store, tournament_id: str) -> list[str]:
     """The ids of the tournament's matches a worker is playing now (the first 100 listed)."""
     found = store.list_matches(page=1, per_page=100, tournament_id=tournament_id).items
     return [m.id for m in found if m.status is MatchStatus.RUNNING]
+
+
+def cut_by(kill: Callable[[], None], client: redis.Redis, timeout_s: int) -> tuple[float, bool]:
+    """``kill()`` while ``client`` waits in a blocking read (``BLPOP``, ``timeout_s``: what a
+    worker waiting for a pull bot's answer does): the seconds from the kill until the read
+    ended, and whether it ended answered (not on a connection error). At most 30 s."""
+    ended: list[tuple[float, bool]] = []
+
+    def read() -> None:
+        try:
+            client.blpop(["nothing"], timeout=timeout_s)
+        except redis.ConnectionError:
+            ended.append((time.monotonic(), False))
+        else:
+            ended.append((time.monotonic(), True))
+
+    reading = threading.Thread(target=read, daemon=True)
+    reading.start()
+    time.sleep(0.3)
+    killed_at = time.monotonic()
+    kill()
+    reading.join(30)
+    assert ended, "the read cut by the kill never ended"
+    return ended[0][0] - killed_at, ended[0][1]

@@ -25,8 +25,11 @@ from arena.queue import (
     MATCH_RETRIES,
     RUN_MATCH,
     enqueue_match,
+    give_back,
+    give_back_orphans,
     match_job_id,
     release_parked_match_jobs,
+    take,
     workers_and_depth,
 )
 from arena.records import Format, MatchStatus, TournamentSpec, TournamentStatus
@@ -205,6 +208,44 @@ def test_the_registry_sweep_releases_parked_jobs_and_settles_failed_ones(
     assert queue.job_ids == ["match-m2"]
     match = store.get_match("m1")
     assert match is not None and match.status is MatchStatus.FAILED
+
+
+def test_jobs_taken_by_a_gone_worker_go_back_to_the_front_in_order_and_a_live_ones_stay(
+    queue: Queue, config: Config, store: Store
+) -> None:
+    """What a work horse took off the queue and never registered (it died in between) is on
+    its worker's list of jobs taken: the worker gives it back when it sees its horse dead; the
+    registry sweep gives back the lists of workers that are gone."""
+    for job_id in ("match-m1", "match-m2", "match-m3", "match-m4"):
+        queue.enqueue("builtins.print", job_id=job_id)
+    alive = SimpleWorker([queue], connection=queue.connection, name="alive")
+    alive.register_birth()
+    assert [take(queue, "gone", 1), take(queue, "gone", 1)] == ["match-m1", "match-m2"]
+    assert take(queue, "alive", 1) == "match-m3"
+    assert give_back_orphans(queue) == ["match-m1", "match-m2"]
+    assert queue.job_ids == ["match-m1", "match-m2", "match-m4"]  # where they were taken from
+    make_worker(config, store.redis).clean_registries()  # the sweep: nothing more to give back
+    assert queue.job_ids == ["match-m1", "match-m2", "match-m4"]
+    assert give_back(queue, "alive") == ["match-m3"]  # its worker's, once its horse is dead
+    assert queue.job_ids == ["match-m3", "match-m1", "match-m2", "match-m4"]
+    assert take(queue, "idle", 1) == "match-m3"
+    assert [take(queue, "idle", 1) for _ in range(3)] == ["match-m1", "match-m2", "match-m4"]
+    assert take(queue, "idle", 1) is None  # the queue empty for a second
+
+
+def test_a_job_failed_before_it_started_is_taken_off_rqs_intermediate_list(
+    queue: Queue, config: Config, store: Store
+) -> None:
+    """Taken off the queue, a job waits on rq's intermediate list until it starts; one whose
+    start failed (its horse killed first, Redis gone as it began) is failed from there, and
+    left on the list, rq's sweep of it would fail it once more a minute on."""
+    enqueue_match(queue, "m1")
+    taken = Queue.dequeue_any([queue], 1, connection=queue.connection)
+    assert taken is not None and queue.intermediate_queue.get_job_ids() == ["match-m1"]
+    make_worker(config, store.redis).handle_job_failure(taken[0], queue, exc_string="no start")
+    assert queue.intermediate_queue.get_job_ids() == []
+    assert queue.job_ids == ["match-m1"]  # queued again, one retry spent
+    assert Job.fetch("match-m1", connection=queue.connection).retries_left == MATCH_RETRIES - 1
 
 
 def test_only_workers_with_a_recent_heartbeat_are_counted_live(queue: Queue) -> None:

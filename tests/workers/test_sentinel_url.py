@@ -4,6 +4,7 @@ not use stops it at once, and no message shows the password."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,6 +20,8 @@ from arena.redis_client import connect, redacted
 from arena.store import Store
 from benchmarks.sentinels import Cluster, sentinel_cluster
 from tests.workers.conftest import arena_config
+from tests.workers.crashes import cut_by
+from workers.outage import connect_riding_out, ride_out_s
 from workers.worker import make_worker
 
 PASSWORD = "sentinel-pass_word.~"
@@ -74,6 +77,23 @@ def test_the_store_and_a_worker_follow_the_primary_through_a_failover(
     pool = store.redis.connection_pool
     assert isinstance(pool, SentinelConnectionPool)
     assert pool.get_master_address()[1] == cluster.replica.port  # type: ignore[no-untyped-call]
+
+
+def test_a_worker_command_cut_by_a_failover_follows_the_primary_and_rides_it_out(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """A worker's command under way when the primary dies is sent again to the promoted
+    replica as soon as Sentinel names it, not to the dead primary's address for as long as the
+    worker waits (30 s)."""
+    config = dataclasses.replace(arena_config(cluster.url, tmp_path), abandoned_after_s=60)
+    client = connect_riding_out(config)
+    answered_s, answered = cut_by(cluster.primary.kill, client, timeout_s=1)
+    assert answered and cluster.primary_port() == cluster.replica.port
+    assert answered_s < ride_out_s(config) / 2  # the promotion (~1 s), the 1 s read, not 30 s
+    assert client.set("after", "yes") and client.get("after") == b"yes"
+    print(
+        f"the command cut by the failover was answered by the new primary after {answered_s:.1f} s"
+    )
 
 
 @pytest.mark.parametrize(
