@@ -174,6 +174,7 @@ def test_handshake_timeout(client: FlaskClient) -> None:
         ("200 OK", b'["a list"]', "must be a JSON object"),
         ("200 OK", b'{"protocol": "gongzhu-bot/0", "name": "x", "version": "1"}', "gongzhu-bot/0"),
         ("200 OK", b'{"protocol": "gongzhu-bot/1", "version": "1"}', '"name"'),
+        ("200 OK", b'{"name": "x", "version": "1"}', 'the hello answer has no "protocol"'),
         ("200 OK", b" " * 70_000, "larger than 64 KiB"),
         ("302 Found", b"", "does not follow redirects"),
     ],

@@ -830,7 +830,7 @@ def test_other_hello_answers_are_refused_with_their_status_and_body(code: int) -
 def test_a_wrong_hello_answer_says_what_is_wrong() -> None:
     message = hello_to(response(b'{"protocol": "other/9", "name": "x", "version": "1"}'))
     assert message.startswith("the bot at URL answered the hello wrongly: ")
-    assert "'other/9'" in message
+    assert '"other/9"' in message
 
 
 def test_a_hello_answer_over_the_cap_names_the_cap() -> None:
