@@ -423,15 +423,18 @@ def reask_command(
     insecure: bool,
     timeout: float,
 ) -> None:
-    """Send a recorded decision's exact request to a bot again and compare its answer with
-    the log."""
+    """Send a recorded decision's exact request to the bot that played it again and compare its
+    answer with the log. The bot at --url must be the seat's (the name it answers in its hello):
+    asking another bot is refused."""
     if not secret and not insecure:
         raise click.UsageError("give --secret (or GONGZHU_BOT_SECRET), or --insecure")
-    from replays.reask import ReaskError, reask  # noqa: PLC0415 - as requests in _fetch_key
+    from replays.reask import ReaskError, WrongBotError, reask  # noqa: PLC0415 - as requests
 
     log = _read(file)
     try:
         result = reask(log, hand, decision, url, None if insecure else secret, timeout_s=timeout)
+    except WrongBotError as error:
+        _fail("bot", str(error))
     except (ReaskError, ValueError) as error:
         _fail("request", str(error))
     rebuilt = result.rebuilt
@@ -439,6 +442,15 @@ def reask_command(
     checked = "matches the log's SHA-256" if rebuilt.hash_checked else "no SHA-256 in the log"
     what = f"seat {record.seat} {record.kind.value}, {record.decision_id or 'no decision id'}"
     _ok("request", f"{what}; {len(rebuilt.body)} bytes, {checked}")
+    seat = next(s for s in log.seats if s.seat == record.seat)
+    bot = f"{result.bot.name} {result.bot.version}"
+    if result.bot.version == seat.version:
+        _ok("bot", f"{bot}, as in seat {record.seat} of the match")
+    else:
+        click.echo(
+            f"{'bot':<10} {bot}; seat {record.seat} played version {seat.version or '?'}: "
+            "another version may answer otherwise"
+        )
     click.echo(f"{'answer':<10} HTTP {result.http_status}")
     if not result.same:
         _fail("verdict", result.verdict)
