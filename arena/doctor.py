@@ -31,12 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from secrets import token_hex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.http_seat import Channel, HttpSeat
 from arena.match_loop import play_match
-from arena.pull_transport import PullTransport
-from arena.store.mailbox import Mailbox
 from arena.transport import (
     BotTransport,
     Clock,
@@ -62,6 +60,9 @@ from bot_sdk.protocol import (
 from referee import Game, Rules
 from replays.deals import DealSource
 from replays.log import DecisionRecord, SeatInfo, TimeControl
+
+if TYPE_CHECKING:
+    from arena.store.mailbox import Mailbox
 
 PROFILES: dict[str, Rules] = {
     "standard": Rules(fixed_hands=1),
@@ -187,6 +188,9 @@ def examine_pull(
     hello_timeout_s: float = 5.0,
 ) -> Report:
     """Probe the pull bot ``bot_id`` through its stream, signing with ``secrets``."""
+    # Imported here: the pull transport stands on the store (Redis), which a bot author's install
+    # (``pip install .``) does not have, and ``gongzhu doctor --url`` probes a push bot there.
+    from arena.pull_transport import PullTransport  # noqa: PLC0415
 
     def channel(signing: Sequence[str], now: Clock) -> Channel:
         return PullTransport(mailbox, bot_id, list(signing), now=now)
