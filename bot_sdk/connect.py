@@ -203,6 +203,7 @@ class PullClient:
         self._lanes: dict[tuple[str, int], deque[_Request]] = {}
         """The requests waiting for their seat's thread, per seat of a match being handled."""
         self._verifying = False
+        self._told_secret = False
         # Verification, and the stream's answers, go over their own pool, kept alive: a
         # decision's answer must not wait for a new TCP (and TLS) connection.
         self._http = authorized_session(token, max_connections)
@@ -453,14 +454,28 @@ class PullClient:
         except RefusedError as refused:
             level = logging.ERROR if refused.status >= 500 else logging.WARNING
             logger.log(
-                level, "request %s not answered (%s): %s", request_id, refused.code, refused.message
-            )
+                level, "request %s not answered (%s): %s%s", request_id, refused.code,
+                refused.message, self._secret_hint() if refused.status == 401 else "",
+            )  # fmt: skip
         except UnicodeEncodeError as exc:
             logger.warning(
                 "request %s not answered (bad_request): its body is not UTF-8: %s", request_id, exc
             )
         except Exception:
             logger.exception("request %s not answered: the SDK failed", request_id)
+
+    def _secret_hint(self) -> str:
+        """Said once, after the first request whose signature does not verify."""
+        with self._lock:
+            if self._told_secret:
+                return ""
+            self._told_secret = True
+        return (
+            ". The arena signs every request with the bot's signing secret, shown once when the "
+            "bot was registered (or its secret last rotated): set GONGZHU_BOT_SECRET (or the "
+            "variables --secret-env names) to it and start the bot again. Lost it? "
+            f"`gongzhu bots rotate-secret {self.bot_id} --token TOKEN` gives a new one"
+        )
 
     def _start_verification(self) -> None:
         with self._lock:

@@ -468,6 +468,17 @@ def _verdict_line(shown: dict[str, Any]) -> str:
     )
 
 
+LOCAL_HINT = (
+    "Unless the bot says its clock is off, --secret (or GONGZHU_BOT_SECRET here) is not the "
+    "secret the bot checks signatures with: "
+    "give the one the bot reads where it runs (a bot the SDK serves reads GONGZHU_BOT_SECRET, or "
+    "the variables --secret-env names, when it starts), the signing secret the arena gave when "
+    "the bot was registered. Lost it? `gongzhu bots rotate-secret BOT_ID --token TOKEN` gives a "
+    "new one"
+)
+"""The local doctor's word after a hello refused for its signature."""
+
+
 def _endpoint_url(
     context: click.Context, parameter: click.Parameter, value: str | None
 ) -> str | None:
@@ -526,7 +537,9 @@ def doctor(
     if url is not None:
         if not secret:
             raise click.UsageError("--url needs --secret (or GONGZHU_BOT_SECRET)")
-        report = examine(url, [secret], time_limit_ms=time_limit_ms, allow_private=True)
+        report = examine(
+            url, [secret], time_limit_ms=time_limit_ms, allow_private=True, secret_hint=LOCAL_HINT
+        )
     else:
         if not token:
             raise click.UsageError("--bot needs --token (or GONGZHU_BOT_TOKEN)")

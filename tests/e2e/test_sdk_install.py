@@ -165,9 +165,9 @@ def test_a_bot_author_runs_every_command_the_docs_give_against_a_real_arena(
 ) -> None:
     """Every author's command of README, PROTOCOL, LADDER, GAUNTLETS, DISPUTES and REPLAYS, run
     as shown by the SDK install's gongzhu (GONGZHU_URL names the arena), in the order an author
-    meets them: register, serve the bot, doctor, verify, the ladder, a gauntlet, a dispute, the
-    match's log verified before and after its tournament ends, re-asked, practice, a new
-    secret. The arena's matches are played in this process (no
+    meets them: register, serve with the wrong secret then the right one, doctor, verify, the
+    ladder, a gauntlet, a dispute, the match's log verified before and after its tournament
+    ends, re-asked, practice, a new secret. The arena's matches are played in this process (no
     workers), against the bot served from the SDK install."""
     url, config = served
     arena = Arena.from_config(config)
@@ -188,6 +188,16 @@ def test_a_bot_author_runs_every_command_the_docs_give_against_a_real_arena(
     assert f"gongzhu bots verify {bot_id} --token TOKEN --url {url}" in registered.stderr
     pull = gongzhu("bots", "register", "pulled", "--pull", "--contact", "me@x.org")
     assert "python -m bot_sdk connect my_bot:MyBot --arena" in pull.stderr
+
+    with served_bot(sdk_python, port, "last-years-secret"):
+        refused = gongzhu("bots", "verify", bot_id, "--token", token, status=1)
+        assert "refused the hello's signature (HTTP 401: " in refused.stderr
+        assert f"gongzhu bots rotate-secret {bot_id} --token TOKEN" in refused.stderr
+        assert secret not in refused.stderr and "last-years-secret" not in refused.stderr
+        wrong = gongzhu("doctor", "--url", bot_url, "--secret", secret, status=1)
+        assert "hello  FAIL  " in wrong.stdout and "--secret (or GONGZHU_BOT_SECRET here)" in (
+            wrong.stdout
+        )
 
     with served_bot(sdk_python, port, secret):
         assert "all checks passed" in gongzhu("doctor", "--url", bot_url, "--secret", secret).stdout
