@@ -4,7 +4,9 @@ an example bot, and installs none of the arena (no Flask, RQ or Redis client). I
 runs every command the docs give a bot author against a real arena (served by this test's own
 environment), and says what to install for the operator's.
 
-It needs PyPI (or pip's cache) and takes about a minute, hence tests/e2e."""
+It needs PyPI (or pip's cache): its pure-Python install took 40 s to 2 min 20 s on a busy 2-core
+machine (README, "Quick start"), and the author's commands about a minute more, one process
+each as an author runs them, hence tests/e2e."""
 
 from __future__ import annotations
 
