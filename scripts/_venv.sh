@@ -37,7 +37,8 @@ if [ ! -e "$stamp" ]; then
     # What it takes depends on the network, pip's cache, the compiler and the machine's load:
     # README, "Quick start", has the figures.
     echo "Installing the arena and its tools into .venv/ (first run, or pyproject.toml, setup.py" \
-         "or a compiled package changed): a minute or a few, see README..." >&2
+         "or a compiled package changed): minutes, more on a busy machine (README, Quick" \
+         "start)..." >&2
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e ".[$extra]"
     rm -f .venv/.installed-*
