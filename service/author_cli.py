@@ -25,9 +25,9 @@ import importlib
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import click
@@ -45,6 +45,7 @@ OPERATOR_COMMANDS: dict[str, tuple[str, ...]] = {
 """The operator's commands, by the group that holds them: :mod:`service.cli` adds them."""
 ARENA_INSTALL = "pip install '.[arena]' in a clone of the repository"
 OURS = {"arena", "bot_sdk", "referee", "replays", "service", "workers"}
+FC = TypeVar("FC", bound=Callable[..., Any] | click.Command)
 
 
 @cache
@@ -124,6 +125,14 @@ url_option = click.option(
     "--url", envvar="GONGZHU_URL",
     help="The arena (env GONGZHU_URL; default: the one of $GONGZHU_DATA_DIR/arena.json).",
 )  # fmt: skip
+
+
+def owner_token(whose: str) -> Callable[[FC], FC]:
+    """The ``--token`` of a command a bot's owner or the operator may run."""
+    return click.option(
+        "--token", envvar="GONGZHU_BOT_TOKEN",
+        help=f"{whose} token (env GONGZHU_BOT_TOKEN), or the operator's.",
+    )  # fmt: skip
 
 
 def arena_client(url: str | None, token: str | None = None) -> ArenaClient:
@@ -344,10 +353,7 @@ def gauntlet() -> None:
     """Is a new version better? Gauntlets on duplicate deals (docs/GAUNTLETS.md)."""
 
 
-gauntlet_token = click.option(
-    "--token", envvar="GONGZHU_BOT_TOKEN",
-    help="The candidate's token (env GONGZHU_BOT_TOKEN), or the operator's.",
-)  # fmt: skip
+gauntlet_token = owner_token("The candidate's")
 
 
 @gauntlet.command("start")
@@ -562,10 +568,7 @@ def disputes() -> None:
     """Contest a decision your bot played; the operator rules (docs/DISPUTES.md)."""
 
 
-dispute_token = click.option(
-    "--token", envvar="GONGZHU_BOT_TOKEN",
-    help="Your bot's token (env GONGZHU_BOT_TOKEN), or the operator's.",
-)  # fmt: skip
+dispute_token = owner_token("Your bot's")
 
 
 @disputes.command("file")
