@@ -22,7 +22,7 @@ from arena.errors import InvalidError, NotFoundError, WrongStateError
 from arena.pull_transport import PullTransport
 from arena.records import BotStatus, Page, RegisteredBot, Transport
 from arena.store import BotChanges, new_secret
-from arena.transport import HelloError, handshake
+from arena.transport import HelloError, handshake, with_secret_hint
 from bot_sdk.protocol import hello_request
 
 Slot = Callable[[], AbstractContextManager[object]]
@@ -179,6 +179,7 @@ def doctor(arena: Arena, bot_id: str, *, slot: Slot) -> Report:
                 bot_id,
                 arena.store.signing_secrets(bot_id),
                 hello_timeout_s=config.handshake_timeout_s,
+                secret_hint=secret_hint(bot_id),
             )
     _callable(arena, current.endpoint)
     with slot():
@@ -187,6 +188,7 @@ def doctor(arena: Arena, bot_id: str, *, slot: Slot) -> Report:
             arena.store.signing_secrets(bot_id),
             allow_private=config.allow_private_endpoints,
             hello_timeout_s=config.handshake_timeout_s,
+            secret_hint=secret_hint(bot_id),
         )
 
 
@@ -254,7 +256,9 @@ def _answered_version(arena: Arena, bot_id: str, url: str, slot: Slot) -> str:
                 allow_private=config.allow_private_endpoints,
             )
     except HelloError as error:
-        raise InvalidError(str(error), field="endpoint", code="handshake_failed") from None
+        raise InvalidError(
+            with_secret_hint(error, secret_hint(bot_id)), field="endpoint", code="handshake_failed"
+        ) from None
     return info.version
 
 
@@ -266,5 +270,19 @@ def _pulled_version(arena: Arena, bot: RegisteredBot, slot: Slot) -> str:
         with slot():
             info = channel.hello(hello_request(), arena.config.handshake_timeout_s)
     except HelloError as error:
-        raise InvalidError(str(error), code="handshake_failed") from None
+        raise InvalidError(
+            with_secret_hint(error, secret_hint(bot.id)), code="handshake_failed"
+        ) from None
     return info.version
+
+
+def secret_hint(bot_id: str) -> str:
+    """What to do when the bot ``bot_id`` refuses the arena's signature: which secret the arena
+    signs with, where the bot reads it, how to replace a lost one (never the secret itself)."""
+    return (
+        f"The arena signs with bot {bot_id}'s signing secret, shown once when the bot was "
+        "registered (or its secret last rotated); the bot must check signatures with it: a bot "
+        "the SDK serves reads it from GONGZHU_BOT_SECRET (or the variables --secret-env names) "
+        f"when it starts. Lost it? `gongzhu bots rotate-secret {bot_id} --token TOKEN` (POST "
+        f"/api/bots/{bot_id}/rotate-secret) gives a new one: serve the bot with that"
+    )

@@ -32,12 +32,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from secrets import token_hex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.http_seat import Channel, HttpSeat
 from arena.match_loop import play_match
-from arena.pull_transport import PullTransport
-from arena.store.mailbox import Mailbox
 from arena.transport import (
     BotTransport,
     Clock,
@@ -47,6 +45,7 @@ from arena.transport import (
     TransportError,
     UnreachableError,
     excerpt,
+    with_secret_hint,
 )
 from bot_sdk.protocol import (
     PROTOCOL,
@@ -63,6 +62,9 @@ from bot_sdk.protocol import (
 from referee import Game, Rules
 from replays.deals import DealSource
 from replays.log import DecisionRecord, SeatInfo, TimeControl
+
+if TYPE_CHECKING:
+    from arena.store.mailbox import Mailbox
 
 PROFILES: dict[str, Rules] = {
     "standard": Rules(fixed_hands=1),
@@ -170,13 +172,18 @@ def examine(
     time_limit_ms: int = 1000,
     allow_private: bool = False,
     hello_timeout_s: float = 5.0,
+    secret_hint: str = "",
 ) -> Report:
-    """Probe the push bot at ``endpoint``, signing with ``secrets`` (see the module's doc)."""
+    """Probe the push bot at ``endpoint``, signing with ``secrets`` (see the module's doc).
+    ``secret_hint`` follows the hello's failure when the bot refuses its signature: which
+    secret was used and what to do about it."""
 
     def channel(signing: Sequence[str], now: Clock) -> Channel:  # for its owner: named
         return BotTransport(endpoint, signing, allow_private=allow_private, now=now, named=True)
 
-    return _Probe(endpoint, list(secrets), time_limit_ms, hello_timeout_s, channel).report()
+    return _Probe(
+        endpoint, list(secrets), time_limit_ms, hello_timeout_s, channel, secret_hint=secret_hint
+    ).report()
 
 
 def examine_pull(
@@ -186,14 +193,22 @@ def examine_pull(
     *,
     time_limit_ms: int = 1000,
     hello_timeout_s: float = 5.0,
+    secret_hint: str = "",
 ) -> Report:
-    """Probe the pull bot ``bot_id`` through its stream, signing with ``secrets``."""
+    """Probe the pull bot ``bot_id`` through its stream, signing with ``secrets``
+    (``secret_hint`` as for :func:`examine`)."""
+    # Imported here: the pull transport stands on the store (Redis), which a bot author's install
+    # (``pip install .``) does not have, and ``gongzhu doctor --url`` probes a push bot there.
+    from arena.pull_transport import PullTransport  # noqa: PLC0415
 
     def channel(signing: Sequence[str], now: Clock) -> Channel:
         return PullTransport(mailbox, bot_id, list(signing), now=now)
 
     shown = f"pull bot {bot_id}"
-    return _Probe(shown, list(secrets), time_limit_ms, hello_timeout_s, channel, pull=True).report()
+    return _Probe(
+        shown, list(secrets), time_limit_ms, hello_timeout_s, channel, pull=True,
+        secret_hint=secret_hint,
+    ).report()  # fmt: skip
 
 
 @dataclass
@@ -210,6 +225,8 @@ class _Probe:
     """Match ids never seen before, as the arena's are."""
     protocol: ProtocolVersion = PROTOCOL
     """The protocol version the bot chose in the ``hello``: the decisions are sent in it."""
+    secret_hint: str = ""
+    """Said after the hello's failure when the bot may have refused its signature."""
 
     def report(self) -> Report:
         report = Report(self.endpoint, self.time_limit_ms)
@@ -235,7 +252,7 @@ class _Probe:
             try:
                 info = client.hello(hello_request(), self.hello_timeout_s)
             except HelloError as error:
-                report.add("hello", False, str(error))
+                report.add("hello", False, with_secret_hint(error, self.secret_hint))
                 return False
         report.add("hello", True, f"{info.name} {info.version}")
         self.protocol = info.protocol

@@ -28,6 +28,7 @@ from arena.transport import (
     DeadlineError,
     HelloError,
     TooLargeError,
+    UnansweredHelloError,
     UnreachableError,
 )
 from bot_sdk.protocol import AnswerError, BotInfo, Message, encode, parse_hello_answer
@@ -114,7 +115,7 @@ class PullTransport:
         try:
             _, _, content = self.post(encode(request), timeout_s)
         except DeadlineError as error:
-            raise HelloError(
+            raise UnansweredHelloError(
                 f"{self.shown} did not answer the hello within {timeout_s:g} s ({error})"
             ) from None
         except UnreachableError as error:

@@ -105,6 +105,30 @@ class HelloError(Exception):
     act on."""
 
 
+class WrongSecretError(HelloError):
+    """The bot refused the ``hello``'s signature (a push bot's ``401``): it checks signatures
+    with another secret than the one the hello was signed with."""
+
+
+class UnansweredHelloError(HelloError):
+    """A connected pull bot let the ``hello``'s deadline pass: stuck, or refusing its signature
+    (a pull bot refuses a request by leaving it unanswered)."""
+
+
+def with_secret_hint(error: HelloError, hint: str) -> str:
+    """``error``'s message, followed by ``hint`` (which secret signs, where the bot reads it, how
+    to replace it) when the bot may have refused the hello's signature."""
+    said = [str(error)]
+    if isinstance(error, UnansweredHelloError):
+        said.append(
+            "A pull bot leaves a request whose signature does not verify unanswered (the SDK "
+            "then logs it as not answered, unauthorized)"
+        )
+    if isinstance(error, WrongSecretError | UnansweredHelloError) and hint:
+        said.append(hint)
+    return ". ".join(said)
+
+
 class _Watchdog:
     """Shuts the socket of the request in flight down when its deadline passes, whatever the
     bot is sending: the blocked read then ends at once."""
@@ -280,6 +304,10 @@ class BotTransport:
                 f"{where} answered HTTP {code} redirecting to "
                 f"{self.redact(location or '?')}: the arena does not follow redirects; "
                 "register the final URL"
+            )
+        if code == 401:
+            raise WrongSecretError(
+                f"{where} refused the hello's signature (HTTP 401: {excerpt(content)})"
             )
         if not 200 <= code < 300:
             shown = excerpt(content, self.redact)

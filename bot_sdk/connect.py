@@ -30,6 +30,12 @@ A bot whose token, id or kind is wrong is refused for good (401, 403, 404, 409),
 connection another connection replaced: :meth:`PullClient.run` then raises
 :class:`ArenaRefusedError` saying why.
 
+It logs (at INFO) each match a seat of the bot plays: a line when it starts (its ``hello``: the
+match, the seat, the rules and the time control; the protocol does not name the opponents) and one
+when it ends (its ``match_end``: the place and total, and what the client saw go wrong: answers
+that were the bot's fallback, requests left unanswered), besides the warnings of each fault as it
+happens.
+
 The two channels are :mod:`bot_sdk.channels`; this module is the client over them, the same for
 both.
 """
@@ -65,7 +71,7 @@ from bot_sdk.channels import (
     error_of,
     ws_url,
 )
-from bot_sdk.protocol import encode
+from bot_sdk.protocol import Message, encode, is_fallback_note
 from bot_sdk.server import BotApp, RefusedError
 
 __all__ = [
@@ -117,6 +123,9 @@ class _Request(NamedTuple):
     headers: dict[str, str]
     body: str
     received_at: float
+    message: Mapping[str, Any] | None
+    """The body as a JSON object, read without checking its signature: only for the log and the
+    seat's order (the bot's app checks it before anything is answered)."""
 
 
 class _Ended(NamedTuple):
@@ -203,6 +212,8 @@ class PullClient:
         self._lanes: dict[tuple[str, int], deque[_Request]] = {}
         """The requests waiting for their seat's thread, per seat of a match being handled."""
         self._verifying = False
+        self._told_secret = False
+        self._matches = _Matches()
         # Verification, and the stream's answers, go over their own pool, kept alive: a
         # decision's answer must not wait for a new TCP (and TLS) connection.
         self._http = authorized_session(token, max_connections)
@@ -399,8 +410,8 @@ class PullClient:
                 "string body: %.200s", json.dumps(message),
             )  # fmt: skip
             return
-        request = _Request(request_id, reply, headers, body, received_at)
-        lane = _lane_of(body)
+        request = _Request(request_id, reply, headers, body, received_at, _object_of(body))
+        lane = _lane_of(request.message)
         with self._lock:
             queued = self._lanes.get(lane) if lane is not None else None
             if queued is not None:
@@ -439,6 +450,7 @@ class PullClient:
             _, answer = self.app.handle(
                 request.headers, request.body.encode("utf-8"), request.received_at
             )
+            self._matches.handled(request.message, answer)
             if not request.reply:
                 if answer is not None:
                     logger.warning(
@@ -451,16 +463,33 @@ class PullClient:
             else:
                 self._channel.send_answer(request_id, encode(answer))
         except RefusedError as refused:
+            self._matches.unanswered(request.message)
             level = logging.ERROR if refused.status >= 500 else logging.WARNING
             logger.log(
-                level, "request %s not answered (%s): %s", request_id, refused.code, refused.message
-            )
+                level, "request %s not answered (%s): %s%s", request_id, refused.code,
+                refused.message, self._secret_hint() if refused.status == 401 else "",
+            )  # fmt: skip
         except UnicodeEncodeError as exc:
+            self._matches.unanswered(request.message)
             logger.warning(
                 "request %s not answered (bad_request): its body is not UTF-8: %s", request_id, exc
             )
         except Exception:
+            self._matches.unanswered(request.message)
             logger.exception("request %s not answered: the SDK failed", request_id)
+
+    def _secret_hint(self) -> str:
+        """Said once, after the first request whose signature does not verify."""
+        with self._lock:
+            if self._told_secret:
+                return ""
+            self._told_secret = True
+        return (
+            ". The arena signs every request with the bot's signing secret, shown once when the "
+            "bot was registered (or its secret last rotated): set GONGZHU_BOT_SECRET (or the "
+            "variables --secret-env names) to it and start the bot again. Lost it? "
+            f"`gongzhu bots rotate-secret {self.bot_id} --token TOKEN` gives a new one"
+        )
 
     def _start_verification(self) -> None:
         with self._lock:
@@ -502,7 +531,16 @@ class PullClient:
 # -- helpers ---------------------------------------------------------------------------------------
 
 
-def _lane_of(body: str) -> tuple[str, int] | None:
+def _object_of(body: str) -> Mapping[str, Any] | None:
+    """A request's body as a JSON object, or None."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _lane_of(message: Mapping[str, Any] | None) -> tuple[str, int] | None:
     """The match and seat a request is for, if it names them.
 
     A seat's requests are handled one after the other, in the arena's order: a push bot gets
@@ -510,16 +548,110 @@ def _lane_of(body: str) -> tuple[str, int] | None:
     sends the next. Without this a ``hand_end`` could reach the bot after the next hand's first
     decision, or after ``match_end``. Requests of other seats and matches never wait.
     """
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(message, dict):
+    if message is None:
         return None
     match_id, seat = message.get("match_id"), message.get("seat")
     if isinstance(match_id, str) and isinstance(seat, int) and not isinstance(seat, bool):
         return match_id, seat
     return None
+
+
+class _Seat:
+    """What the client saw of one seat of a match: its decisions, the answers that were the
+    bot's fallback, the requests left unanswered."""
+
+    __slots__ = ("decisions", "fallbacks", "unanswered")
+
+    def __init__(self) -> None:
+        self.decisions = self.fallbacks = self.unanswered = 0
+
+    def said(self) -> str:
+        words = [f"{self.decisions} decision(s) answered"]
+        if self.fallbacks:
+            words.append(f"{self.fallbacks} with the bot's fallback")
+        if self.unanswered:
+            words.append(f"{self.unanswered} request(s) left unanswered (faults in the arena)")
+        if len(words) == 1:
+            words.append("no fallback, nothing left unanswered")
+        return ", ".join(words)
+
+
+class _Matches:
+    """The seats of matches the client plays, and the lines it logs of each: one when it starts
+    (its ``hello``), one when it ends (its ``match_end``), with what went wrong meanwhile."""
+
+    KEPT = 1024
+    """The most seats tallied at once: a match whose ``match_end`` never came is forgotten."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seats: dict[tuple[str, int], _Seat] = {}
+
+    def handled(self, message: Mapping[str, Any] | None, answer: Message | None) -> None:
+        """A request the bot's app handled: ``answer`` is what it answered (None for a notice)."""
+        lane = _lane_of(message)
+        if message is None or lane is None:
+            return
+        kind = message.get("type")
+        if kind == "hello":
+            with self._lock:
+                self._seats.pop(lane, None)
+                self._seat(lane)
+            logger.info("match %s: seat %d, %s", lane[0], lane[1], _match_terms(message))
+        elif kind == "decision":
+            note = None if answer is None else answer.get("note")
+            with self._lock:
+                seat = self._seat(lane)
+                seat.decisions += 1
+                if isinstance(note, str) and is_fallback_note(note):
+                    seat.fallbacks += 1
+        elif kind == "match_end":
+            with self._lock:
+                seat = self._seat(lane)
+                del self._seats[lane]
+            logger.info(
+                "match %s over: seat %d %s; %s",
+                lane[0], lane[1], _outcome_of(message.get("outcome"), lane[1]), seat.said(),
+            )  # fmt: skip
+
+    def unanswered(self, message: Mapping[str, Any] | None) -> None:
+        lane = _lane_of(message)
+        if lane is not None:
+            with self._lock:
+                self._seat(lane).unanswered += 1
+
+    def _seat(self, lane: tuple[str, int]) -> _Seat:
+        """The lane's tally, new if there is none; the caller holds the lock."""
+        seat = self._seats.get(lane)
+        if seat is None:
+            seat = self._seats[lane] = _Seat()
+            while len(self._seats) > self.KEPT:
+                del self._seats[next(iter(self._seats))]
+        return seat
+
+
+def _match_terms(hello: Mapping[str, Any]) -> str:
+    """A match's rules and time control, from its ``hello``."""
+    rules = hello.get("rules")
+    if not isinstance(rules, dict):
+        rules = {}
+    variants = ", ".join(str(v) for v in rules.get("variants") or []) or "no variant"
+    return (
+        f"rules: {variants}; {hello.get('time_limit_ms')} ms a decision, "
+        f"{hello.get('time_bank_ms')} ms bank"
+    )
+
+
+def _outcome_of(outcome: Any, seat: int) -> str:
+    """Where the seat finished, from ``match_end``'s outcome."""
+    try:
+        place, total = outcome["places"][seat], outcome["totals"][seat]
+        return (
+            f"placed {place} of 4 with {total} ({outcome['termination']}, "
+            f"{outcome['hands_played']} hand(s))"
+        )
+    except (KeyError, IndexError, TypeError):
+        return "ended (no outcome read)"
 
 
 def _log_refused_answer(message: Mapping[str, Any]) -> None:

@@ -543,24 +543,52 @@ def choose_protocol(
 
 def parse_hello_answer(body: bytes, offered: tuple[ProtocolVersion, ...] = SPOKEN) -> BotInfo:
     """The bot's name, version and chosen protocol version (one of ``offered``) from its
-    handshake answer, or :class:`MalformedAnswerError`."""
-    data = _object(body, '{"protocol": "gongzhu-bot/2", "name": ..., "version": ...}')
+    handshake answer, or :class:`MalformedAnswerError` saying what is wrong and what to answer.
+
+    >>> parse_hello_answer(b'{"name": "x", "version": "1"}')
+    Traceback (most recent call last):
+    ...
+    bot_sdk.protocol.MalformedAnswerError: the hello answer has no "protocol": the arena speaks \
+gongzhu-bot/1 or gongzhu-bot/2; answer the version the bot speaks in this match with its name \
+and version, e.g. {"protocol": "gongzhu-bot/2", "name": "my-bot", "version": "1.0"}
+    """
+    example = json.dumps(hello_answer("my-bot", "1.0", max(offered, key=SPOKEN.index)))
+    data = _object(body, example)
+    spoken = " or ".join(p.value for p in offered)
     protocol = data.get("protocol")
-    if protocol not in [p.value for p in offered]:
-        spoken = " or ".join(p.value for p in offered)
+    if protocol is None:
         raise MalformedAnswerError(
-            f"the arena speaks {spoken}, the bot answered protocol {protocol!r}"
+            f'the hello answer has no "protocol": the arena speaks {spoken}; answer the version '
+            f"the bot speaks in this match with its name and version, e.g. {example}"
         )
-    return BotInfo(_label(data, "name"), _label(data, "version"), ProtocolVersion(protocol))
+    if protocol not in [p.value for p in offered]:
+        raise MalformedAnswerError(
+            f"the arena speaks {spoken}, the bot answered protocol {_shown(protocol)}: answer "
+            f"a version the hello offers, e.g. {example}"
+        )
+    return BotInfo(
+        _label(data, "name", example), _label(data, "version", example), ProtocolVersion(protocol)
+    )
 
 
-def _label(data: dict[str, Any], field: str) -> str:
+def _label(data: dict[str, Any], field: str, example: str) -> str:
     value = data.get(field)
+    if value is None:
+        raise MalformedAnswerError(f'the hello answer has no "{field}": answer e.g. {example}')
     if not isinstance(value, str) or not 0 < len(value) <= _MAX_NAME:
         raise MalformedAnswerError(
-            f'"{field}" must be a string of 1 to {_MAX_NAME} characters, not {value!r}'
+            f'"{field}" must be a string of 1 to {_MAX_NAME} characters, not {_shown(value)}'
         )
     return value
+
+
+def _shown(value: Any) -> str:
+    """A value a bot sent, as the JSON it sent, cut short for a message."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
+_SHOWN = 80
 
 
 def answer_of(move: AnyMove) -> Message:

@@ -24,7 +24,9 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager, nullcontext, redirect_stdout
 from dataclasses import dataclass
-from typing import IO, Any, NoReturn, TypeVar
+from functools import cache
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TypeVar
+from urllib.parse import quote
 
 import click
 
@@ -47,6 +49,9 @@ from replays.schema import InvalidLogError, validate
 from replays.upgrade import LogReadError, read_log, upgrade
 from replays.verify import Verification, check_deals
 from replays.verify import verify as verify_log
+
+if TYPE_CHECKING:
+    import requests
 
 _LOG_FILE = click.argument("file", type=click.File("rb"))
 
@@ -99,7 +104,8 @@ KEY_PATH = "/api/replays/public-key"
 )
 @click.option(
     "--url",
-    help=f"The arena's address (https://arena.example): fetch its public key from {KEY_PATH}.",
+    help=f"The arena's address (https://arena.example): fetch its public key from {KEY_PATH}, "
+    "and each log's tournament's deal secret once the tournament has ended.",
 )
 @click.option(
     "--digest-only",
@@ -109,7 +115,7 @@ KEY_PATH = "/api/replays/public-key"
 @click.option(
     "--secret",
     help="The tournament's deal secret (64 hex characters), revealed when it ends: check every "
-    "deal against the commitment with it.",
+    "deal against the commitment with it (with --url, the arena's is fetched).",
 )
 @click.option(
     "--original",
@@ -147,7 +153,8 @@ def verify(
     if original is not None and len(files) > 1:
         raise click.UsageError("--original is the voided match of one log: give one FILE")
     pem = public_key.read() if public_key is not None else None if url is None else _fetch_key(url)
-    check = LogCheck(pem, digest_only, revealed, None if original is None else original.read())
+    _tournament.cache_clear()  # a command's own answers: a tournament may have ended since
+    check = LogCheck(pem, digest_only, revealed, None if original is None else original.read(), url)
     if len(files) == 1:
         check(files[0].read())
         return
@@ -208,6 +215,8 @@ class LogCheck:
     digest_only: bool
     secret: bytes | None
     original: bytes | None
+    url: str | None = None
+    """The arena, which reveals each tournament's deal secret once the tournament has ended."""
 
     def __call__(self, blob: bytes) -> None:
         with cycles_held():
@@ -227,8 +236,11 @@ class LogCheck:
             _fail("format", str(error))
         upgraded = "" if current["format"] == data.get("format") else f", from {data.get('format')}"
         _ok("format", f"{current['format']}{upgraded}; the schema is satisfied")
-        _deals(log, self.secret)
-        result = _verification(log, self.secret, found)
+        secret, unrevealed = self.secret, None
+        if secret is None and self.url is not None:
+            secret, unrevealed = _revealed_secret(self.url, log)
+        _deals(log, secret, by_arena=secret is not None and self.secret is None, why=unrevealed)
+        result = _verification(log, secret, found)
         if result.discrepancy is not None:
             _fail("referee", str(result.discrepancy))
         _ok(
@@ -281,20 +293,71 @@ def _verification(log: MatchLog, secret: bytes | None, found: Verified | None) -
 
 def _fetch_key(url: str) -> bytes:
     """The arena's public key, from its API."""
+    return _fetch(url, KEY_PATH, "the arena's key").content
+
+
+def _fetch(url: str, path: str, what: str) -> requests.Response:
+    """The arena's answer to ``GET path``, or the command's error."""
     import requests  # noqa: PLC0415 - imported only here: it takes long to import
 
-    address = url.rstrip("/") + KEY_PATH
+    address = url.rstrip("/") + path
     try:
         response = requests.get(address, timeout=10)
         response.raise_for_status()
     except requests.RequestException as error:
+        raise click.ClickException(f"could not fetch {what} from {address}: {error}") from None
+    return response
+
+
+@cache
+def _tournament(url: str, tournament_id: str) -> dict[str, Any]:
+    """The arena's public record of a tournament, fetched once per process and command."""
+    what = f"tournament {tournament_id}"
+    response = _fetch(url, f"/api/tournaments/{quote(tournament_id, safe='')}", what)
+    try:
+        found = response.json()
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or not isinstance(found.get("status"), str):
+        raise click.ClickException(f"{url} answered no tournament record for {what}")
+    return found
+
+
+def _revealed_secret(url: str, log: MatchLog) -> tuple[bytes | None, str | None]:
+    """The deal secret of the log's tournament as the arena at ``url`` reveals it, and, while it
+    is not revealed, why (None when the log's deals need no secret from the arena)."""
+    deals = log.deals
+    if deals.scheme is not DealScheme.COMMITTED or deals.secret is not None:
+        return None, None
+    if log.tournament_id is None:
+        return None, "the log names no tournament whose secret the arena could reveal"
+    shown = _tournament(url, log.tournament_id)
+    revealed = shown.get("deal_secret")
+    if revealed is None:
+        status = shown["status"]
+        if status in _STILL_PLAYING:
+            return None, (
+                f"the tournament {log.tournament_id} is still running ({status}): the arena "
+                "reveals its secret when it ends; verify again then"
+            )
+        return None, f"the arena does not reveal the secret of tournament {log.tournament_id}"
+    try:
+        return parse_secret(str(revealed)), None
+    except SecretError as error:
         raise click.ClickException(
-            f"could not fetch the arena's key from {address}: {error}"
+            f"{url} revealed a malformed secret for tournament {log.tournament_id}: {error}"
         ) from None
-    return response.content
 
 
-def _deals(log: MatchLog, secret: bytes | None) -> None:
+_STILL_PLAYING = frozenset({"created", "queued", "running"})
+"""A tournament's statuses before it ends (arena.records.TournamentStatus)."""
+
+
+def _deals(
+    log: MatchLog, secret: bytes | None, *, by_arena: bool = False, why: str | None = None
+) -> None:
+    """The deals' line: checked against ``secret`` (the arena's, ``by_arena``), or ``why``
+    not."""
     deals = log.deals
     found = check_deals(log, secret)
     if found.discrepancy is not None:
@@ -304,12 +367,14 @@ def _deals(log: MatchLog, secret: bytes | None) -> None:
     elif deals.scheme is DealScheme.PRACTICE:
         _ok("deals", f"every deal follows from the seed {deals.seed!r}, which the client chose")
     elif not found.checked:
-        click.echo(
-            f"deals      not checked: committed to {deals.commitment}; the tournament reveals "
-            "its secret when it ends (pass it with --secret)"
+        why = why or (
+            "the tournament reveals its secret when it ends (pass it with --secret, or the "
+            "arena's address with --url)"
         )
+        click.echo(f"deals      not checked: committed to {deals.commitment}; {why}")
     else:
-        _ok("deals", f"every deal follows from the committed secret, label {deals.label!r}")
+        source = " revealed by the arena" if by_arena else ""
+        _ok("deals", f"every deal follows from the committed secret{source}, label {deals.label!r}")
 
 
 def _continues(log: MatchLog, original: dict[str, Any] | None) -> None:
@@ -423,15 +488,18 @@ def reask_command(
     insecure: bool,
     timeout: float,
 ) -> None:
-    """Send a recorded decision's exact request to a bot again and compare its answer with
-    the log."""
+    """Send a recorded decision's exact request to the bot that played it again and compare its
+    answer with the log. The bot at --url must be the seat's (the name it answers in its hello):
+    asking another bot is refused."""
     if not secret and not insecure:
         raise click.UsageError("give --secret (or GONGZHU_BOT_SECRET), or --insecure")
-    from replays.reask import ReaskError, reask  # noqa: PLC0415 - as requests in _fetch_key
+    from replays.reask import ReaskError, WrongBotError, reask  # noqa: PLC0415 - as requests
 
     log = _read(file)
     try:
         result = reask(log, hand, decision, url, None if insecure else secret, timeout_s=timeout)
+    except WrongBotError as error:
+        _fail("bot", str(error))
     except (ReaskError, ValueError) as error:
         _fail("request", str(error))
     rebuilt = result.rebuilt
@@ -439,6 +507,15 @@ def reask_command(
     checked = "matches the log's SHA-256" if rebuilt.hash_checked else "no SHA-256 in the log"
     what = f"seat {record.seat} {record.kind.value}, {record.decision_id or 'no decision id'}"
     _ok("request", f"{what}; {len(rebuilt.body)} bytes, {checked}")
+    seat = next(s for s in log.seats if s.seat == record.seat)
+    bot = f"{result.bot.name} {result.bot.version}"
+    if result.bot.version == seat.version:
+        _ok("bot", f"{bot}, as in seat {record.seat} of the match")
+    else:
+        click.echo(
+            f"{'bot':<10} {bot}; seat {record.seat} played version {seat.version or '?'}: "
+            "another version may answer otherwise"
+        )
     click.echo(f"{'answer':<10} HTTP {result.http_status}")
     if not result.same:
         _fail("verdict", result.verdict)

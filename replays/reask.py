@@ -8,6 +8,10 @@ The comparison is meaningful for bots that decide from the request alone, which 
 protocol promises them: the observation holds the whole public history of the match. A bot
 served by the SDK gets a fresh instance for a match it has not seen, so state a bot kept from
 earlier decisions of the match is not there when it is asked again.
+
+It is meaningful only for the bot that played the decision: :func:`reask` first sends the bot
+the protocol's ``hello`` and refuses to ask another bot (by the name it answers) a decision of a
+seat it did not hold.
 """
 
 from __future__ import annotations
@@ -19,7 +23,16 @@ from dataclasses import dataclass
 
 import requests
 
-from bot_sdk.protocol import AnswerError, Status, body_sha256, parse_answer
+from bot_sdk.protocol import (
+    AnswerError,
+    BotInfo,
+    Status,
+    body_sha256,
+    encode,
+    hello_request,
+    parse_answer,
+    parse_hello_answer,
+)
 from bot_sdk.signing import Secrets, sign
 from referee import AnyMove, Observation
 from replays.log import DecisionRecord, MatchLog
@@ -30,6 +43,11 @@ _MAX_TEXT = 300
 
 class ReaskError(Exception):
     """The decision cannot be asked again: not in the log, never sent, or not reproducible."""
+
+
+class WrongBotError(ReaskError):
+    """The bot at the URL is not to be asked: it did not answer the ``hello``, or it did not
+    play the decision's seat."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,8 @@ class Reask:
     """What the bot answered this time, against the log."""
 
     rebuilt: Rebuilt
+    bot: BotInfo
+    """Who answered: the name and version the bot at the URL gave in its ``hello``."""
     http_status: int
     answer: bytes
     move: AnyMove | None
@@ -94,20 +114,69 @@ def reask(
     clock: Callable[[], float] = time.time,
 ) -> Reask:
     """Send the recorded request again, signed now with ``secret`` (None: unsigned, for a bot
-    served with ``--insecure``), and compare the answer with the log."""
+    served with ``--insecure``), and compare the answer with the log; :class:`ReaskError` when
+    the bot at ``url`` (the name its ``hello`` answers) did not play that decision's seat."""
     rebuilt = rebuild(log, hand_number, index)
-    headers = {"Content-Type": "application/json"}
-    if secret is not None:
-        headers |= sign(secret, rebuilt.body, int(clock()))
     post = requests.post if session is None else session.post
+
+    def send(body: bytes) -> requests.Response:
+        headers = {"Content-Type": "application/json"}
+        if secret is not None:
+            headers |= sign(secret, body, int(clock()))
+        try:
+            return post(url, data=body, headers=headers, timeout=timeout_s)
+        except requests.RequestException as error:
+            raise ReaskError(f"cannot ask {url}: {error}") from error
+
+    bot = _hello(send(encode(hello_request())), url)
+    _check_seat(log, rebuilt.record, bot, url)
+    response = send(rebuilt.body)
+    return compare(rebuilt, bot, response.status_code, response.content)
+
+
+def _hello(response: requests.Response, url: str) -> BotInfo:
+    """The bot's name and version from its answer to the ``hello``."""
+    if response.status_code == 401:
+        raise WrongBotError(
+            f"the bot at {url} refused the hello's signature (HTTP 401: "
+            f"{_text(response.content)}): sign with the secret it checks signatures with "
+            "(--secret or GONGZHU_BOT_SECRET; --insecure for a bot served with --insecure)"
+        )
+    if not 200 <= response.status_code < 300:
+        raise WrongBotError(
+            f"the bot at {url} answered the hello with HTTP {response.status_code}: "
+            f"{_text(response.content)}"
+        )
     try:
-        response = post(url, data=rebuilt.body, headers=headers, timeout=timeout_s)
-    except requests.RequestException as error:
-        raise ReaskError(f"cannot ask {url}: {error}") from error
-    return compare(rebuilt, response.status_code, response.content)
+        return parse_hello_answer(response.content)
+    except AnswerError as error:
+        raise WrongBotError(f"the bot at {url} answered the hello wrongly: {error}") from None
 
 
-def compare(rebuilt: Rebuilt, http_status: int, answer: bytes) -> Reask:
+def _check_seat(log: MatchLog, record: DecisionRecord, bot: BotInfo, url: str) -> None:
+    """Refuse to ask ``bot`` a decision of a seat another bot held: its answer would say
+    nothing about that decision."""
+    seat = next(s for s in log.seats if s.seat == record.seat)
+    if seat.name == bot.name:
+        return
+    own = [str(s.seat) for s in log.seats if s.name == bot.name]
+    where = (
+        f"it held seat {' and '.join(own)} of this match: re-ask a decision of its own"
+        if own
+        else f"it did not play in match {log.match_id}"
+    )
+    raise WrongBotError(
+        f"the decision is seat {record.seat}'s, played by {_who(seat.name, seat.version)} "
+        f"({seat.bot_id}); the bot at {url} is {_who(bot.name, bot.version)}, so its answer "
+        f"says nothing about that decision ({where})"
+    )
+
+
+def _who(name: str, version: str) -> str:
+    return f"{name} {version}".strip()
+
+
+def compare(rebuilt: Rebuilt, bot: BotInfo, http_status: int, answer: bytes) -> Reask:
     """Judge an answer to a rebuilt request as the arena would, and compare it with the log:
     after an ok decision, the same move; after a refused answer, the same answer."""
     record, obs = rebuilt.record, rebuilt.observation
@@ -129,7 +198,7 @@ def compare(rebuilt: Rebuilt, http_status: int, answer: bytes) -> Reask:
         same = False
     now = _text(answer) if refused is None else f"{_text(answer)} ({refused})"
     verdict = f"{'same' if same else 'different'}: the log has {logged}; the bot now answers {now}"
-    return Reask(rebuilt, http_status, answer, move, refused, same, verdict)
+    return Reask(rebuilt, bot, http_status, answer, move, refused, same, verdict)
 
 
 def _logged(record: DecisionRecord) -> str:

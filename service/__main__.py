@@ -1,3 +1,3 @@
-from service.cli import main
+from service.entry import main
 
 main()

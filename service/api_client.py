@@ -1,12 +1,19 @@
-"""A small client of the arena's own HTTP API, for the ``gongzhu`` command and its demo."""
+"""A small client of the arena's own HTTP API, for the ``gongzhu`` command and its demo.
+
+It needs only requests (and the arena's settings file, read with the standard library): a bot
+author's install (``pip install .``) has it."""
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import requests
+
+from arena.settings import NoArenaError, load_settings
 
 
 class ApiCallError(RuntimeError):
@@ -19,6 +26,21 @@ class ArenaClient:
 
     url: str
     operator_token: str = ""
+
+    @classmethod
+    def find(cls, url: str | None, token: str | None = None) -> ArenaClient:
+        """The arena at ``url``, else the one the data directory's settings name (``gongzhu
+        run`` writes them), or :class:`ApiCallError` saying how to name one. The operator token,
+        when not given, is read from the settings' token file, and only for that arena."""
+        if url:
+            return cls(url.rstrip("/"), token or "")
+        try:
+            settings = load_settings(os.environ)
+        except NoArenaError as error:
+            raise ApiCallError(str(error)) from None
+        if token is None:
+            token = Path(settings.operator_token_file).read_text().strip()
+        return cls(settings.url.rstrip("/"), token)
 
     def call(self, method: str, path: str, *, token: str | None = None, **kw: Any) -> Any:
         """One API call; the answer's JSON, or :class:`ApiCallError` with the arena's message."""

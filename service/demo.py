@@ -114,26 +114,3 @@ def run_tournament(arena: ArenaClient, participants: list[str], *, hands: int) -
             shown = done
         bar.update(total - shown)
     return tournament  # type: ignore[no-any-return]
-
-
-def print_standings(arena: ArenaClient, tournament: dict[str, Any]) -> None:
-    tid = tournament["id"]
-    rows = arena.call("GET", f"/api/tournaments/{tid}/standings")["standings"]
-    names = {b["id"]: b["name"] for b in arena.call("GET", "/api/bots?per_page=100")["items"]}
-    click.echo(f"\nStandings of {tournament['name']} ({tournament['status']}):")
-    click.echo(f"  {'rank':>4}  {'participant':<20} {'matches':>7} {'wins':>5} {'pts/hand':>9}")
-    for row in rows:
-        name = names.get(row["bot_id"], row["bot_id"])
-        click.echo(
-            f"  {row['rank']:>4}  {name:<20} {row['matches']:>7} {row['wins']:>5} "
-            f"{row['points_per_hand']:>+9.1f}"
-        )
-    matches = arena.call("GET", f"/api/matches?tournament={tid}&per_page=1")["items"]
-    click.echo(f"\nStandings page:  {arena.url}/tournaments/{tid}")
-    every = arena.call("GET", "/api/ladder/status")["interval_s"]
-    plays = f"plays itself, a round every {every} s" if every else "the matchmaker is off"
-    click.echo(f"Ladder:          {arena.url}/ ({plays})")
-    if matches:
-        click.echo(f"A replay:        {arena.url}/matches/{matches[0]['id']}")
-    click.echo(f"Play a match:    {arena.url}/play")
-    click.echo(f"API docs:        {arena.url}/api/docs")

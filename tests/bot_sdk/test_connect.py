@@ -257,6 +257,64 @@ def test_an_answer_the_arena_refuses_is_logged_with_its_message(
     assert arena.ws_other == []  # a refusal is not answered
 
 
+class FailsInSeatZero(Bot):
+    """Plays its lowest card, but raises in seat 0 (the SDK answers its fallback there)."""
+
+    name = "fails-in-seat-zero"
+
+    def play(self, obs: Observation) -> Card:
+        if obs.seat == 0:
+            raise RuntimeError("seat 0 is cursed")
+        return obs.legal.lowest()
+
+
+def test_each_match_is_logged_when_it_starts_and_when_it_ends_with_what_went_wrong(
+    arena: FakeArena, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot_sdk.connect")
+    rules = Rules.with_variants("pass_3", fixed_hands=1)
+    messages = list(record_match(rules, seed=4, match_id="t_1-t1-d1-r1"))
+    decisions = [m for m in messages if m["type"] == "decision"]
+    plays = {s: sum(m["seat"] == s for m in decisions) for s in range(4)}
+    fallbacks = sum(m["seat"] == 0 and m["trick_number"] > 0 for m in decisions)
+    seat_1 = next(m for m in decisions if m["seat"] == 1)
+    with connected(arena, FailsInSeatZero):
+        for seat in range(4):
+            hello = hello_request(match_id="t_1-t1-d1-r1", seat=seat, rules=rules)
+            assert arena.ask(hello)["name"] == "fails-in-seat-zero"
+        wrong = [arena.offer(seat_1, secret="not-the-secret") for _ in range(2)]
+        for message in messages:
+            if message["type"] == "decision":
+                arena.ask(message)
+            else:
+                arena.offer(message)
+        assert wait_until(lambda: logged(caplog, "match t_1-t1-d1-r1 over", logging.INFO) == 4)
+    lines = [r.getMessage() for r in caplog.records if r.name == "bot_sdk.connect"]
+    for seat in range(4):
+        assert (
+            f"match t_1-t1-d1-r1: seat {seat}, rules: pass_3; 1000 ms a decision, 30000 ms bank"
+            in lines
+        )
+    outcome = messages[-1]["outcome"]
+    ends = {
+        int(line.split()[4]): line for line in lines if line.startswith("match t_1-t1-d1-r1 over")
+    }
+    for seat, line in ends.items():
+        assert line.startswith(
+            f"match t_1-t1-d1-r1 over: seat {seat} placed {outcome['places'][seat]} of 4 with "
+            f"{outcome['totals'][seat]} (fixed_hands, 1 hand(s)); {plays[seat]} decision(s) "
+            "answered"
+        )
+    assert ends[0].endswith(f", {fallbacks} with the bot's fallback")
+    assert ends[1].endswith(", 2 request(s) left unanswered (faults in the arena)")
+    assert ends[2].endswith(", no fallback, nothing left unanswered")
+    assert all(f"request {w} not answered (unauthorized)" in " ".join(lines) for w in wrong)
+    hint = "set GONGZHU_BOT_SECRET (or the variables --secret-env names) to it"
+    assert sum(hint in line for line in lines) == 1  # said once, not for every request
+    assert "gongzhu bots rotate-secret bot_1 --token TOKEN" in " ".join(lines)
+    assert SECRET not in " ".join(lines)
+
+
 # -- concurrency ------------------------------------------------------------------------------
 
 

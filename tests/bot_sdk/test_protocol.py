@@ -323,7 +323,7 @@ def test_hello_answers() -> None:
     assert parse_hello_answer(body) == BotInfo("pig-hunter", "2.1", ProtocolVersion.V1)
     chosen = b'{"protocol": "gongzhu-bot/2", "name": "x", "version": "1"}'
     assert parse_hello_answer(chosen) == BotInfo("x", "1", ProtocolVersion.V2)
-    with pytest.raises(MalformedAnswerError, match="the bot answered protocol 'gongzhu-bot/2'"):
+    with pytest.raises(MalformedAnswerError, match='the bot answered protocol "gongzhu-bot/2"'):
         parse_hello_answer(chosen, offered=(ProtocolVersion.V1,))
     with pytest.raises(MalformedAnswerError, match='"name" must be a string of 1 to 64'):
         parse_hello_answer(encode({"protocol": PROTOCOL, "name": "", "version": "1"}))
@@ -351,6 +351,33 @@ def test_a_hello_in_another_protocol_is_refused(protocol: str | None) -> None:
         MalformedAnswerError, match="the arena speaks gongzhu-bot/1 or gongzhu-bot/2"
     ):
         parse_hello_answer(body)
+
+
+@pytest.mark.parametrize("missing", ["protocol", "name", "version"])
+@pytest.mark.parametrize("as_null", [False, True])
+def test_a_hello_answer_missing_a_field_says_which_and_what_to_answer(
+    missing: str, as_null: bool
+) -> None:
+    answer: dict[str, Any] = {"protocol": "gongzhu-bot/2", "name": "n", "version": "1"}
+    if as_null:
+        answer[missing] = None
+    else:
+        del answer[missing]
+    with pytest.raises(MalformedAnswerError) as refused:
+        parse_hello_answer(encode(answer))
+    message = str(refused.value)
+    assert f'the hello answer has no "{missing}"' in message
+    assert 'e.g. {"protocol": "gongzhu-bot/2", "name": "my-bot", "version": "1.0"}' in message
+    assert "None" not in message  # Python's, not the protocol's
+
+
+def test_a_wrong_hello_value_is_shown_as_the_json_the_bot_sent() -> None:
+    answer = {"protocol": "gongzhu-bot/2", "name": ["x"], "version": "1"}
+    with pytest.raises(MalformedAnswerError, match=r'"name" must be a string .*, not \["x"\]$'):
+        parse_hello_answer(encode(answer))
+    long = {"protocol": "x" * 500, "name": "n", "version": "1"}
+    with pytest.raises(MalformedAnswerError, match=r'protocol "x{79}…: answer a version'):
+        parse_hello_answer(encode(long))
 
 
 def test_a_bot_name_is_1_to_64_characters() -> None:

@@ -3,54 +3,23 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
-from cryptography.fernet import Fernet
 
 from arena import disputes
 from arena.context import Arena
-from arena.match_loop import InProcessSeat, play_match
-from arena.records import Format, TournamentSpec
-from arena.redis_server import start_redis
 from arena.store import store as store_module
 from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.server import make_app
-from referee import Game, Rules
-from replays.deals import DealSource, deal_seed
-from replays.log import SeatInfo, TimeControl
-from service import Config, create_app
+from service import Config
+from service.author_cli import OPERATOR_COMMANDS
 from service.cli import main
 from tests.bot_sdk.bot_sdk_support import running
-from tests.pages.pages_support import serving
+from tests.e2e.conftest import TOKEN, played_match
 from tests.workers.test_gauntlets import SECRET, play_out
-
-TOKEN = "cli-operator-token"
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Config]]:
-    """The arena's URL and its configuration."""
-    redis = start_redis(tmp_path / "redis")
-    config = Config(
-        redis_url=redis.url,
-        secret_key=Fernet.generate_key().decode(),
-        operator_token=TOKEN,
-        allow_private_endpoints=True,
-        archive=str(tmp_path / "archive"),
-    )
-    try:
-        with serving(create_app(config)) as url:
-            yield url, config
-    finally:
-        redis.stop()
-
-
-@pytest.fixture
-def arena_url(served: tuple[str, Config]) -> str:
-    return served[0]
 
 
 def gongzhu(*args: str) -> str:
@@ -148,25 +117,7 @@ def test_an_owner_files_a_dispute_and_the_operator_rules_on_it(
         out = gongzhu("bots", "register", "mine", bot_url, "--contact", "me@x.org", "--url", url)
         made = json.loads(out[: out.rindex("}") + 1])
         bot, token = made["bot"]["id"], made["token"]
-        seats = [bot, "house:easy", "house:normal", "house:hard"]
-        rules = Rules(fixed_hands=1)
-        spec = TournamentSpec("cup", tuple(seats), Format(), rules, TimeControl(1000, 30000, 5))
-        tournament_id = arena.store.create_tournament(spec)
-        match_id = f"{tournament_id}-t1-d1-r1"
-        arena.store.create_match(
-            match_id, seats=seats, tournament_id=tournament_id, deal_label="t1:d1"
-        )
-        secret = arena.store.deal_secret(tournament_id)
-        log = play_match(
-            Game(rules, seed=deal_seed(secret, "t1:d1")),
-            [InProcessSeat(LowestCard(), SeatInfo(s, p, p)) for s, p in enumerate(seats)],
-            match_id=match_id,
-            deals=DealSource.committed(secret, "t1:d1"),
-            time_control=spec.time_control,
-            tournament_id=tournament_id,
-            rated=False,
-        )
-        arena.store.record_result(match_id, arena.sealed(log))
+        tournament_id, match_id, log = played_match(arena, bot)
         mine = next(i for i, r in enumerate(log.hands[0].decisions) if r.seat == 0)
         file = ["disputes", "file", match_id, "--hand", "1", "--decision", str(mine)]
         out = gongzhu(*file, "--statement", "my bot was in time", "--token", token, "--url", url)
@@ -192,3 +143,31 @@ def test_an_owner_files_a_dispute_and_the_operator_rules_on_it(
         assert again.exit_code == 1 and "final" in again.output
         hand = ["disputes", "file", match_id, "--hand", "1", "--statement", "the whole hand"]
         assert "filed" in gongzhu(*hand, "--token", token, "--url", url)  # no --decision: null
+
+
+ARENA_ONLY = ("flask", "redis", "rq", "honcho", "cattrs", "gunicorn", "boto3", "croniter")
+"""The arena's dependencies that a bot author's install (``pip install .``) does not have."""
+
+
+def test_the_authors_commands_import_nothing_of_the_arena_and_the_operators_are_declared() -> None:
+    """The bot author's commands (service.author_cli, and the doctor's probe they import when
+    it runs) import none of the arena's dependencies, and the operator's commands service.cli
+    adds are exactly those OPERATOR_COMMANDS declares (the ones the author's install says what
+    to install for). In a fresh interpreter: this one has imported both."""
+    script = f"""
+import json, sys
+import service.author_cli as author
+import arena.doctor  # gongzhu doctor's push probe, imported when it runs
+groups = {{"gongzhu": author.main, "tournaments": author.tournaments, "disputes": author.disputes}}
+before = {{name: set(group.commands) for name, group in groups.items()}}
+loaded = sorted(m for m in {ARENA_ONLY!r} if m in sys.modules)
+import service.cli
+added = {{name: sorted(set(group.commands) - before[name]) for name, group in groups.items()}}
+print(json.dumps({{"loaded": loaded, "added": added}}))
+"""
+    found = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    shown = json.loads(found.stdout)
+    assert shown["loaded"] == []
+    assert shown["added"] == {name: sorted(names) for name, names in OPERATOR_COMMANDS.items()}

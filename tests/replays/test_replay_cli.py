@@ -78,7 +78,7 @@ def test_verify_a_sealed_log(files: dict[str, Path], form: str) -> None:
         f"integrity  ok: SHA-256 {block['sha256']}, signed by key {block['key_id']}",
         f"format     ok: {FORMAT}; the schema is satisfied",
         f"deals      not checked: committed to {LOG.deals.commitment}; the tournament reveals its "
-        "secret when it ends (pass it with --secret)",
+        "secret when it ends (pass it with --secret, or the arena's address with --url)",
         f"referee    ok: {len(LOG.hands)} hands, {decisions} decisions, {asked} requests "
         "rebuilt to their recorded SHA-256",
     ]
@@ -208,21 +208,110 @@ def test_a_log_holding_a_number_json_has_no_text_for_fails_its_seal_check(
         assert "integrity  FAILED: the log is not JSON the arena writes" in outcome.output
 
 
-def test_verify_fetches_the_arenas_key_from_its_url(files: dict[str, Path]) -> None:
-    pem = files["key"].read_bytes()
+class FakeArena:
+    """The arena's two public answers ``verify --url`` reads: its key, and the tournament's
+    record, with its deal secret once it is over."""
 
-    def arena(environ: dict[str, Any], start: Any) -> list[bytes]:
-        found = environ["PATH_INFO"] == KEY_PATH
-        start("200 OK" if found else "404 Not Found", [("Content-Type", "application/x-pem-file")])
-        return [pem if found else b""]
+    def __init__(self, pem: bytes) -> None:
+        self.pem = pem
+        self.tournament: dict[str, Any] = {"status": "running", "deal_secret": None}
+        self.asked: list[str] = []
 
-    with running(arena) as url:
-        base = url.removesuffix("/bot")
-        outcome = run("verify", str(files["json"]), "--url", base)
-        assert outcome.exit_code == 0, outcome.output
-        assert outcome.output.startswith("integrity  ok: SHA-256 ")
-        wrong = run("verify", str(files["json"]), "--url", base + "/elsewhere")
+    def __call__(self, environ: dict[str, Any], start: Any) -> list[bytes]:
+        path = environ["PATH_INFO"]
+        self.asked.append(path)
+        if path == KEY_PATH:
+            start("200 OK", [("Content-Type", "application/x-pem-file")])
+            return [self.pem]
+        if path == f"/api/tournaments/{LOG.tournament_id}":
+            start("200 OK", [("Content-Type", "application/json")])
+            return [json.dumps({"id": LOG.tournament_id, **self.tournament}).encode()]
+        start("404 Not Found", [("Content-Type", "application/json")])
+        return [b'{"error": "not_found", "message": "nothing here"}']
+
+
+@pytest.fixture
+def arena(files: dict[str, Path]) -> Iterator[tuple[FakeArena, str]]:
+    fake = FakeArena(files["key"].read_bytes())
+    with running(fake) as url:
+        yield fake, url.removesuffix("/bot")
+
+
+def test_verify_fetches_the_arenas_key_from_its_url(
+    files: dict[str, Path], arena: tuple[FakeArena, str]
+) -> None:
+    base = arena[1]
+    outcome = run("verify", str(files["json"]), "--url", base)
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.output.startswith("integrity  ok: SHA-256 ")
+    wrong = run("verify", str(files["json"]), "--url", base + "/elsewhere")
     assert wrong.exit_code == 1 and "could not fetch the arena's key" in wrong.output
+
+
+@pytest.mark.parametrize("status", ["created", "queued", "running"])
+def test_verify_says_the_deals_wait_for_a_tournament_still_running(
+    files: dict[str, Path], arena: tuple[FakeArena, str], status: str
+) -> None:
+    fake, base = arena
+    fake.tournament = {"status": status, "deal_secret": None}
+    outcome = run("verify", str(files["packed"]), "--url", base)
+    assert outcome.exit_code == 0, outcome.output
+    assert (
+        f"deals      not checked: committed to {LOG.deals.commitment}; the tournament "
+        f"tournament-1 is still running ({status}): the arena reveals its secret when it ends; "
+        "verify again then\n"
+    ) in outcome.output
+    assert f"/api/tournaments/{LOG.tournament_id}" in fake.asked
+
+
+@pytest.mark.parametrize("form", ["json", "packed"])
+def test_verify_checks_the_deals_with_the_secret_a_finished_tournament_reveals(
+    files: dict[str, Path], arena: tuple[FakeArena, str], form: str
+) -> None:
+    fake, base = arena
+    fake.tournament = {"status": "done", "deal_secret": DEAL_SECRET.hex()}
+    outcome = run("verify", str(files[form]), "--url", base)
+    assert outcome.exit_code == 0, outcome.output
+    assert (
+        "deals      ok: every deal follows from the committed secret revealed by the arena, "
+        f"label {LOG.deals.label!r}\n"
+    ) in outcome.output
+    assert "not checked" not in outcome.output
+
+
+def test_verify_fails_a_log_whose_deals_are_not_those_the_revealed_secret_gives(
+    tmp_path: Path, arena: tuple[FakeArena, str]
+) -> None:
+    fake, base = arena
+    fake.tournament = {"status": "done_with_failures", "deal_secret": DEAL_SECRET.hex()}
+    log = record(PROFILES["pass_next"], 12, forfeiting_players(12))
+    forged = sealed(dataclasses.replace(log, deals=LOG.deals))  # LOG's label and commitment
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    outcome = run("verify", str(path), "--url", base)
+    assert outcome.exit_code == 1, outcome.output
+    assert (
+        "deals      FAILED: hand 1: deals: not the deal the committed secret gives for "
+        f"{LOG.deals.label!r}"
+    ) in outcome.output
+    fake.tournament = {"status": "done", "deal_secret": "00" * 32}  # not the committed one
+    outcome = run("verify", str(tmp_path / "forged.json"), "--url", base)
+    assert outcome.exit_code == 1
+    assert "deals      FAILED: match: deals: the secret does not match the commitment" in (
+        outcome.output
+    )
+
+
+def test_verify_fails_when_the_arena_knows_no_such_tournament(
+    files: dict[str, Path], arena: tuple[FakeArena, str]
+) -> None:
+    base = arena[1]
+    other = sealed(dataclasses.replace(LOG, tournament_id="t_unknown"))
+    outcome = run("verify", "-", "--url", base, stdin=json.dumps(other).encode())
+    assert outcome.exit_code == 1
+    assert (
+        f"Error: could not fetch tournament t_unknown from {base}/api/tournaments/t_unknown"
+    ) in outcome.output
 
 
 def test_verify_refuses_another_arenas_key(files: dict[str, Path]) -> None:

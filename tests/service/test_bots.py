@@ -15,7 +15,9 @@ import redis
 from flask.testing import FlaskClient
 
 from arena.store import Store
+from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import PROTOCOL
+from bot_sdk.server import make_app
 from bot_sdk.signing import verify
 from service import Config
 from tests.bot_sdk.bot_sdk_support import running
@@ -166,6 +168,34 @@ def test_handshake_timeout(client: FlaskClient) -> None:
     assert "did not answer the hello within 1 s" in response.json["message"]
 
 
+def test_a_bot_with_another_secret_is_refused_saying_which_secret_and_what_to_do(
+    client: FlaskClient,
+) -> None:
+    with running(make_app(LowestCard, "the-secret-it-was-given-last-year")) as url:
+        made = register(client, url, verify=False)
+        bot_id = made["bot"]["id"]
+        path = f"/api/bots/{bot_id}/verify-endpoint"
+        response = client.post(path, headers=bearer(made["token"]))
+        assert response.status_code == 422 and response.json["error"] == "handshake_failed"
+        message = response.json["errors"]["endpoint"][0]
+        assert message.startswith(f"the bot at {url} refused the hello's signature (HTTP 401: ")
+        assert f"The arena signs with bot {bot_id}'s signing secret, shown once" in message
+        assert "reads it from GONGZHU_BOT_SECRET" in message
+        assert f"`gongzhu bots rotate-secret {bot_id} --token TOKEN`" in message
+        assert f"POST /api/bots/{bot_id}/rotate-secret" in message
+        assert made["signing_secret"] not in response.text and made["token"] not in response.text
+        assert "the-secret-it-was-given-last-year" not in response.text
+        # After the rotation the message names, the bot served with the new secret is verified.
+        rotated = client.post(f"/api/bots/{bot_id}/rotate-secret", headers=bearer(made["token"]))
+        secret = rotated.json["signing_secret"]
+    with running(make_app(LowestCard, secret)) as url:
+        changed = client.patch(
+            f"/api/bots/{bot_id}", json={"endpoint": url}, headers=bearer(made["token"])
+        )
+        assert changed.status_code == 200, changed.json
+        assert client.post(path, headers=bearer(made["token"])).json["status"] == "active"
+
+
 @pytest.mark.parametrize(
     ("status", "body", "says"),
     [
@@ -174,6 +204,7 @@ def test_handshake_timeout(client: FlaskClient) -> None:
         ("200 OK", b'["a list"]', "must be a JSON object"),
         ("200 OK", b'{"protocol": "gongzhu-bot/0", "name": "x", "version": "1"}', "gongzhu-bot/0"),
         ("200 OK", b'{"protocol": "gongzhu-bot/1", "version": "1"}', '"name"'),
+        ("200 OK", b'{"name": "x", "version": "1"}', 'the hello answer has no "protocol"'),
         ("200 OK", b" " * 70_000, "larger than 64 KiB"),
         ("302 Found", b"", "does not follow redirects"),
     ],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import queue
 import threading
 import time
@@ -22,7 +23,10 @@ from arena.config import Config
 from arena.pull_transport import PullTransport
 from arena.store import Store
 from arena.transport import DeadlineError, UnreachableError
+from bot_sdk.connect import PullClient
+from bot_sdk.examples.lowest_card import LowestCard
 from bot_sdk.protocol import encode, hello_request
+from bot_sdk.server import make_app
 from bot_sdk.signing import verify
 from service.app import create_app
 from tests.pages.pages_support import serving
@@ -222,6 +226,38 @@ def test_verification_is_the_hello_through_the_stream(web: str) -> None:
         verified = requests.post(verify_path, headers=bot.auth, json={}, timeout=10)
     assert verified.status_code == 200, verified.text
     assert (verified.json()["status"], verified.json()["version"]) == ("active", "2.0")
+
+
+def test_a_pull_bot_run_with_another_secret_is_told_which_secret_and_what_to_do(
+    config: Config, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot_sdk.connect")
+    quick = dataclasses.replace(config, handshake_timeout_s=0.5)
+    with serving(create_app(quick)) as web:
+        bot = register_pull(web, "forgetful")
+        app = make_app(LowestCard, "the-secret-of-another-bot")
+        client = PullClient(app, arena=web, bot_id=bot.id, token=bot.token)
+        running = threading.Thread(target=client.run, daemon=True)
+        running.start()
+        try:
+            wait_for(lambda: bool(_said(caplog, "verification failed")), 10, "its verification")
+        finally:
+            client.stop()
+            running.join(10)
+    refused = _said(caplog, "verification failed (422 handshake_failed)")
+    assert f"pull bot {bot.id} did not answer the hello within 0.5 s" in refused
+    assert "A pull bot leaves a request whose signature does not verify unanswered" in refused
+    assert f"The arena signs with bot {bot.id}'s signing secret, shown once" in refused
+    assert f"`gongzhu bots rotate-secret {bot.id} --token TOKEN`" in refused
+    unanswered = _said(caplog, "not answered (unauthorized)")
+    assert "set GONGZHU_BOT_SECRET (or the variables --secret-env names) to it" in unanswered
+    everything = " ".join(r.getMessage() for r in caplog.records)
+    assert bot.secret not in everything and "the-secret-of-another-bot" not in everything
+
+
+def _said(caplog: pytest.LogCaptureFixture, text: str) -> str:
+    """The first message logged that holds ``text`` ("" if none)."""
+    return next((r.getMessage() for r in caplog.records if text in r.getMessage()), "")
 
 
 def _socket(bot: PullBot, token: str | None = None) -> Any:

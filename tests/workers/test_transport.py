@@ -26,10 +26,12 @@ from arena.transport import (
     HelloError,
     TooLargeError,
     TransportError,
+    WrongSecretError,
     _Watchdog,
     connection_reason,
     excerpt,
     handshake,
+    with_secret_hint,
 )
 from bot_sdk.protocol import encode, hello_answer, hello_request
 from bot_sdk.signing import verify
@@ -833,10 +835,24 @@ def test_other_hello_answers_are_refused_with_their_status_and_body(code: int) -
     )
 
 
+def test_a_401_hello_answer_is_a_refused_signature_with_the_callers_hint() -> None:
+    refusal = b'{"error":"unauthorized","message":"bad signature"}'
+    with bot(answers(response(refusal, "401 Unauthorized"))) as running:
+        with transport(running.url) as t, pytest.raises(WrongSecretError) as refused:
+            t.hello(hello_request(), 5.0)
+        said = with_secret_hint(refused.value, "HINT").replace(running.url, "URL")
+    assert said == (
+        "the bot at URL refused the hello's signature (HTTP 401: "
+        '{"error":"unauthorized","message":"bad signature"}). HINT'
+    )
+    other = hello_to(response(b"nope", "403 Forbidden"))
+    assert other == "the bot at URL answered the hello with HTTP 403: nope"
+
+
 def test_a_wrong_hello_answer_says_what_is_wrong() -> None:
     message = hello_to(response(b'{"protocol": "other/9", "name": "x", "version": "1"}'))
     assert message.startswith("the bot at URL answered the hello wrongly: ")
-    assert "'other/9'" in message
+    assert '"other/9"' in message
 
 
 def test_a_hello_answer_over_the_cap_names_the_cap() -> None:
