@@ -307,7 +307,7 @@ class BotTransport:
             )
         if code == 401:
             raise WrongSecretError(
-                f"{where} refused the hello's signature (HTTP 401: {excerpt(content)})"
+                f"{where} refused the hello's signature (HTTP 401: {excerpt(content, self.redact)})"
             )
         if not 200 <= code < 300:
             shown = excerpt(content, self.redact)
