@@ -94,19 +94,24 @@ def _rss_mb(pids: list[int]) -> float:
 
 
 @contextmanager
-def bot_process(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot_sdk", *args],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        yield process
-    finally:
-        process.terminate()
-        process.wait(10)
+def bot_process(
+    args: list[str], env: dict[str, str], *, log: Path | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``python -m bot_sdk ARGS`` with ``env``, its output into ``log`` (else nowhere)."""
+    with ExitStack() as stack:
+        output = subprocess.DEVNULL if log is None else stack.enter_context(log.open("w"))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bot_sdk", *args],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=output,
+            stderr=output,
+        )
+        try:
+            yield process
+        finally:
+            process.terminate()
+            process.wait(10)
 
 
 def _wait(predicate: Any, seconds: float, what: str) -> None:
