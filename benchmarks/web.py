@@ -305,11 +305,12 @@ def web_service(redis_url: str, keys: Keys, *, command: str | None = None) -> It
 
 @contextmanager
 def web_process(
-    redis_url: str, keys: Keys, port: int, *, command: str | None = None
+    redis_url: str, keys: Keys, port: int, *, command: str | None = None, ready: bool = True
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """Gunicorn as the Procfile runs it (or as ``command`` does) on ``port``, once it answers
-    ``/health``: its master process and base URL. Its output is appended to
-    ``gunicorn-PORT.log`` beside the keys; stopped with SIGTERM at the end if still running."""
+    ``/health`` (at once with ``ready`` False): its master process and base URL. Its output is
+    appended to ``gunicorn-PORT.log`` beside the keys; stopped with SIGTERM at the end if still
+    running."""
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -326,7 +327,8 @@ def web_process(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_for(f"{base}/health", process)
+        if ready:
+            _wait_for(f"{base}/health", process)
         yield process, base
     finally:
         if process.poll() is None:
