@@ -218,6 +218,7 @@ def test_a_killed_worker_is_started_again_while_its_horse_finishes_its_matches(
     tournament = start_tournament(arena, pull_bot, hands=3)
     name, killed, horses = playing_worker(arena, tournament)
     with Reads(arena, f"/api/tournaments/{tournament}") as reads:
+        killed_at = time.monotonic()
         os.kill(killed, signal.SIGKILL)
         ended = arena.said(rf"^{name} \(pid {killed}\) ended \(killed by SIGKILL\) after .*; "
                            r"starting it again in 1 s")  # fmt: skip
@@ -226,6 +227,10 @@ def test_a_killed_worker_is_started_again_while_its_horse_finishes_its_matches(
             lambda: arena.call("GET", f"/api/tournaments/{tournament}")["status"] != "running",
             120, "the tournament",
         )  # fmt: skip
+    print(
+        f"{name} SIGKILLed: the tournament ended {time.monotonic() - killed_at:.1f} s later; "
+        f"{reads.ok} reads of it meanwhile, {len(reads.failures)} failed"
+    )
     assert reads.failures == [] and reads.ok > 10, (reads.failures, reads.ok)
     done = arena.call("GET", f"/api/tournaments/{tournament}")
     assert done["status"] == "done", done
@@ -236,15 +241,17 @@ def test_a_killed_worker_is_started_again_while_its_horse_finishes_its_matches(
     log = arena.logged()
     assert ended[0] in log and f"{name} started again (pid {again})" in log
     assert alive(again)
-    for horse in horses:  # the orphan finished its matches and ended by itself
-        assert f"{name} left pid {horse} running" in log, log
-        assert f"pid {horse}, left by {name}, ended (exit status 0)" in log, log
+    # the orphans finished their matches and ended by themselves (a moment after the last)
+    assert all(f"{name} left pid {horse} running" in log for horse in horses), log
+    by_themselves = [f"pid {horse}, left by {name}, ended (exit status 0)" for horse in horses]
+    wait_for(lambda: all(line in arena.logged() for line in by_themselves), 30, "the horses to end")
 
 
 def test_a_killed_web_master_is_started_again_with_its_workers_gone(arena: Arena) -> None:
     master = arena.pid_of("web")
     workers = children_of(master)
     assert len(workers) == 2, workers
+    killed_at = time.monotonic()
     os.kill(master, signal.SIGKILL)
     arena.said(rf"^web \(pid {master}\) ended \(killed by SIGKILL\) after .*; starting it again")
     # killed with their master's group before that was said: by themselves they would notice
@@ -252,16 +259,19 @@ def test_a_killed_web_master_is_started_again_with_its_workers_gone(arena: Arena
     wait_for(lambda: not any(alive(pid) for pid in workers), 0.5, "the old workers gone")
     again = int(arena.said(r"^web started again \(pid (\d+)\)")[1])
     wait_for(lambda: ready(arena), 90, "the web back")
+    print(f"web SIGKILLed: /ready answered 200 again {time.monotonic() - killed_at:.1f} s later")
     assert alive(again) and len(children_of(again)) == 2
 
 
 def test_the_arenas_own_redis_killed_is_started_again(arena: Arena) -> None:
     redis_pid = arena.pid_of("redis")
     before = arena.call("GET", "/api/tournaments")["items"]
+    killed_at = time.monotonic()
     os.kill(redis_pid, signal.SIGKILL)
     arena.said(rf"^redis \(pid {redis_pid}\) ended \(killed by SIGKILL\) after .*; starting it")
     arena.said(r"^redis started again \(pid \d+\)")
     wait_for(lambda: ready(arena), 90, "Redis back")
+    print(f"Redis SIGKILLed: /ready answered 200 again {time.monotonic() - killed_at:.1f} s later")
     assert arena.call("GET", "/api/tournaments")["items"] == before  # append-only: nothing lost
 
 
@@ -288,7 +298,7 @@ def test_sigterm_stops_every_process_of_the_arena(arena: Arena, pull_bot: str) -
 
 def test_a_process_that_keeps_crashing_stops_the_arena_with_the_reason(tmp_path: Path) -> None:
     """cron SIGKILLed each time it starts: started again after 1, 2, 4 and 8 s, then its
-    fifth exit stops the arena."""
+    fifth exit stops the arena (about 20 s, 15 of them the back-off this test is about)."""
     arena = start_arena(tmp_path / "data", "--workers", "1")
     try:
         killed: set[int] = set()
