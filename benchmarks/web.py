@@ -333,7 +333,11 @@ def web_process(
     finally:
         if process.poll() is None:
             process.terminate()
-            process.wait(20)
+            try:
+                process.wait(60)  # gunicorn's graceful timeout is 30 s
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         log.close()
 
 

@@ -12,8 +12,9 @@ does), while this process asks ``/health`` every 20 ms (each on a new connection
 For each kind, the median and the largest of the runs:
 
 - stop: from SIGTERM until the master has exited;
-- outage: from the first ``/health`` that failed until the first that answered again (most of
-  it is the new master importing the arena);
+- start: from the new master's start until it answers ``/health`` (its workers import the
+  arena: the part of the outage no stop can shorten);
+- outage: from the first ``/health`` that failed until the first that answered again;
 - bye: how many runs the bot was told ``bye`` (``shutdown``), from its log;
 - back: from SIGTERM until the bot is connected to the new master.
 """
@@ -46,6 +47,7 @@ BYE = "the arena closed the connection (shutdown)"
 @dataclass(frozen=True)
 class Restart:
     stop_s: float
+    start_s: float
     outage_s: float
     bye: bool | None
     back_s: float | None
@@ -122,12 +124,13 @@ def restart(kind: str) -> Restart:
         started = time.monotonic()
         stop_s = stop(master)
         stack.enter_context(web_process(server.url, keys, port))
+        start_s = time.monotonic() - started - stop_s
         outage_s = prober.outage()
         if bot_id is None:
-            return Restart(stop_s, outage_s, None, None)
+            return Restart(stop_s, start_s, outage_s, None, None)
         _wait(lambda: bool(store.mailbox.connected([bot_id])), 60, "the bot back")
         back_s = time.monotonic() - started
-        return Restart(stop_s, outage_s, BYE in log.read_text(), back_s)
+        return Restart(stop_s, start_s, outage_s, BYE in log.read_text(), back_s)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -139,14 +142,17 @@ def main(argv: list[str] | None = None) -> None:
         for kind in KINDS:
             found[kind].append(restart(kind))
     print(f"## A graceful restart of the web process ({args.runs} runs each)\n")
-    print("| pull bot | stop, median / max | outage, median / max | bye | back, median / max |")
-    print("|---|---|---|---|---|")
+    print(
+        "| pull bot | stop, median / max | start, median / max | outage, median / max | bye "
+        "| back, median / max |"
+    )
+    print("|---|---|---|---|---|---|")
     for kind, runs in found.items():
         byes = [r.bye for r in runs if r.bye is not None]
         backs = [r.back_s for r in runs if r.back_s is not None]
         print(
             f"| {kind} | {_spread([r.stop_s for r in runs])} | "
-            f"{_spread([r.outage_s for r in runs])} | "
+            f"{_spread([r.start_s for r in runs])} | {_spread([r.outage_s for r in runs])} | "
             + (f"{sum(byes)}/{len(byes)}" if byes else "—")
             + f" | {_spread(backs) if backs else '—'} |"
         )
