@@ -133,13 +133,13 @@ def procfile_processes(*, workers: int, own_redis: bool) -> dict[str, str]:
 _RUN_HELP = f"""Run the whole arena: Redis (REDIS_URL, else its own), the web service, workers and
 cron, the processes of the Procfile, and keep them running.
 
-A process that ends is started again after {", ".join(f"{s:g}" for s in BACKOFF_S)} s while
-it keeps ending within {STEADY_S:g} s of its start; its {CRASH_LIMIT}th such exit in a row
-stops the arena (exit status 1). Ctrl-C or SIGTERM stops everything: each process is sent
-SIGTERM (Redis last) and killed if it still runs {STOP_WAIT_S:g} s later; exit status 130
-(Ctrl-C) or 143 (SIGTERM). Exits, restarts and the reason to stop are said here and in
-DATA_DIR/logs/arena.log, with the processes' output. Running again with the same --data-dir
-reuses the data.
+A process that ends is started again after {BACKOFF_S[0]:g} s, then after
+{", ".join(f"{s:g}" for s in BACKOFF_S[1:-1])} and {BACKOFF_S[-1]:g} s while it keeps ending
+within {STEADY_S:g} s of its start; its {CRASH_LIMIT}th such exit in a row stops the arena (exit
+status 1). Ctrl-C or SIGTERM stops everything: each process is sent SIGTERM (Redis last) and
+killed if it still runs {STOP_WAIT_S:g} s later; exit status 130 (Ctrl-C) or 143 (SIGTERM).
+Exits, restarts and the reason to stop are said here and in DATA_DIR/logs/arena.log, with the
+processes' output. Running again with the same --data-dir reuses the data.
 """
 
 

@@ -8,7 +8,7 @@ and a graceful stop that takes about a second, not gunicorn's graceful timeout:
   loop, a second later, stops accepting): they would otherwise hold the stop for the whole
   timeout (30 s);
 - once its last request is answered, the worker ends without the interpreter's teardown of the
-  arena's modules (2 to 5 s of CPU on a busy machine, for nothing; gunicorn's ``worker_exit``
+  arena's modules (2 to 5.5 s measured on a busy machine, for nothing; gunicorn's ``worker_exit``
   hook, which the arena does not set, is not called);
 - a SIGTERM that comes while the worker starts (patched for gevent, loading the app) stops it
   once the app is loaded, instead of being lost or failing its boot.
