@@ -107,15 +107,18 @@ def start_arena(where: Path, *options: str) -> Arena:
 
 
 def stop_arena(arena: Arena) -> None:
-    """Whatever a failed test left running, stopped (every process with its data directory)."""
+    """Whatever a failed test left running, stopped: the run command's descendants and every
+    process with its data directory, its Redis too even if the run command was killed."""
+    running = descendants(arena.process.pid)
     if arena.process.poll() is None:
         arena.process.send_signal(signal.SIGTERM)
         try:
             arena.process.wait(3 * STOP_WAIT_S)
         except subprocess.TimeoutExpired:
             arena.process.kill()
-    for pid in processes_of(arena.data):
-        os.kill(pid, signal.SIGKILL)
+    for pid in {*running, *processes_of(arena.data)}:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
 
 
 class Reads:
