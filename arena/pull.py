@@ -5,8 +5,8 @@
 process sends: a ``welcome``, then every request still waiting for the bot's answer (after a
 reconnect: the same request, with the same id and body, on the same clock), then each request
 or notice as it is offered, a blank keep-alive line every ``heartbeat_s`` seconds, and a
-``bye`` when the connection is replaced by a newer one of the same bot or the bot retires.
-:func:`answer` hands an answer to the request's asker.
+``bye`` when the connection is replaced by a newer one of the same bot, the bot retires or the
+web process stops. :func:`answer` hands an answer to the request's asker.
 """
 
 from __future__ import annotations
@@ -73,6 +73,9 @@ class Stream:
                 "protocols": list(SPOKEN),
             }
         )
+        if self._relay.farewell is not None:  # the process stops: nothing more on this one
+            yield _farewell(self._relay.farewell)
+            return
         yield from self._waiting()
         refreshed = time.monotonic()
         while True:
@@ -89,8 +92,7 @@ class Stream:
                 yield _bye("replaced", "a newer connection of this bot took over")
                 return
             elif kind == "bye":
-                reason = str(event["reason"])
-                yield _bye(reason, _FAREWELLS.get(reason, reason))
+                yield _farewell(str(event["reason"]))
                 return
             elif kind == "say":
                 yield str(event["line"]).encode() + b"\n"
@@ -147,6 +149,11 @@ _FAREWELLS = {
 
 def _bye(reason: str, message: str) -> bytes:
     return _line({"type": "bye", "reason": reason, "message": message})
+
+
+def _farewell(reason: str) -> bytes:
+    """The ``bye`` of a stream ended for ``reason`` (:meth:`Relay.end_all`, a retired bot)."""
+    return _bye(reason, _FAREWELLS.get(reason, reason))
 
 
 def open_stream(arena: Arena, relay: Relay, bot_id: str) -> Stream:

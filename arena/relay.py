@@ -69,13 +69,17 @@ class Relay:
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
+        self._farewell: str | None = None
 
     def subscribe(self, bot_id: str) -> Inbox:
         """An inbox for ``bot_id``'s events, from now on; an ``UNAVAILABLE`` error when the
-        relay cannot subscribe."""
+        relay cannot subscribe. Once the streams are ended (:meth:`end_all`), the inbox is
+        given at once, with nothing to wait for: its stream says ``bye`` after its welcome."""
         inbox = Inbox(bot_id)
         with self._lock:
             self._inboxes.setdefault(bot_id, set()).add(inbox)
+            if self._farewell is not None:
+                return inbox
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="pull-relay", daemon=True)
                 self._thread.start()
@@ -93,9 +97,18 @@ class Relay:
                     del self._inboxes[inbox.bot_id]
 
     def end_all(self, reason: str) -> None:
-        """Tell every stream of this process to say ``bye`` and end (``shutdown``: the web
-        process is stopping, and the bots should connect again)."""
+        """Tell every stream of this process to say ``bye`` and end, and every stream opened
+        from now on to say it after its welcome (``shutdown``: the web process is stopping,
+        and the bots should connect again, to a process that is not: one reconnecting at once
+        could otherwise still reach this one and hold its stop for the graceful timeout)."""
+        with self._lock:
+            self._farewell = reason
         self._broadcast({"kind": "bye", "reason": reason})
+
+    @property
+    def farewell(self) -> str | None:
+        """The reason every stream was ended for (:meth:`end_all`), or None."""
+        return self._farewell
 
     @property
     def streams(self) -> int:

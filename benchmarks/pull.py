@@ -52,6 +52,7 @@ from urllib.parse import urlsplit
 
 from benchmarks.arena import SECRET, cpu_seconds, observations
 from benchmarks.web import fresh_redis, web_service
+from service.supervisor import children_of
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = "bot_sdk.examples.lowest_card:LowestCard"
@@ -62,27 +63,12 @@ BANK_MS = 30_000
 # -- the processes ----------------------------------------------------------------------------
 
 
-def _children(pid: int) -> list[int]:
-    """The processes ``pid`` started (gunicorn's workers under its master)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(stat[1]) == pid:
-            found.append(int(entry.name))
-    return found
-
-
 def _web_pids() -> list[int]:
     """gunicorn's master and its workers (the web service runs under ``sh -c exec``)."""
     pattern = "service.app:from_environment"
     out = subprocess.run(["pgrep", "-f", pattern], check=False, capture_output=True)
     masters = [int(p) for p in out.stdout.split()]
-    return sorted({*masters, *(c for m in masters for c in _children(m))})
+    return sorted({*masters, *(c for m in masters for c in children_of(m))})
 
 
 def _cpu(pids: list[int]) -> float:
@@ -108,19 +94,24 @@ def _rss_mb(pids: list[int]) -> float:
 
 
 @contextmanager
-def bot_process(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot_sdk", *args],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        yield process
-    finally:
-        process.terminate()
-        process.wait(10)
+def bot_process(
+    args: list[str], env: dict[str, str], *, log: Path | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``python -m bot_sdk ARGS`` with ``env``, its output into ``log`` (else nowhere)."""
+    with ExitStack() as stack:
+        output = subprocess.DEVNULL if log is None else stack.enter_context(log.open("w"))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bot_sdk", *args],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=output,
+            stderr=output,
+        )
+        try:
+            yield process
+        finally:
+            process.terminate()
+            process.wait(10)
 
 
 def _wait(predicate: Any, seconds: float, what: str) -> None:

@@ -147,7 +147,7 @@ def _run_command(directory: Path, server: RedisProcess) -> Iterator[Arena]:
             _wait_for(lambda: _demo_over(store), 300, "the demo's tournament to end")
             yield Arena(config, store)
         finally:
-            run.terminate()  # Ctrl-C's way: honcho stops every process
+            run.terminate()  # as Ctrl-C does: the run command stops every process
             run.wait(60)
 
 

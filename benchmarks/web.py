@@ -311,7 +311,18 @@ def web_service(
     ``env`` added to its environment; yields its base URL."""
     from arena.redis_server import free_port
 
-    port = free_port()
+    with web_process(redis_url, keys, free_port(), command=command) as (_, base):
+        yield base
+
+
+@contextmanager
+def web_process(
+    redis_url: str, keys: Keys, port: int, *, command: str | None = None, ready: bool = True
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """Gunicorn as the Procfile runs it (or as ``command`` does) on ``port``, once it answers
+    ``/health`` (at once with ``ready`` False): its master process and base URL. Its output is
+    appended to ``gunicorn-PORT.log`` beside the keys; stopped with SIGTERM at the end if still
+    running."""
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -319,7 +330,7 @@ def web_service(
         "GONGZHU_BIND": f"127.0.0.1:{port}",
         **(env or {}),
     }
-    log = (keys.key_path.parent / f"gunicorn-{port}.log").open("w")
+    log = (keys.key_path.parent / f"gunicorn-{port}.log").open("a")
     process = subprocess.Popen(
         ["sh", "-c", f"exec {command or web_command()}"],
         cwd=ROOT,
@@ -329,11 +340,17 @@ def web_service(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_for(f"{base}/health", process)
-        yield base
+        if ready:
+            _wait_for(f"{base}/health", process)
+        yield process, base
     finally:
-        process.terminate()
-        process.wait(20)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(60)  # gunicorn's graceful timeout is 30 s
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         log.close()
 
 

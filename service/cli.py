@@ -26,9 +26,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import click
-from honcho.environ import parse_procfile
-from honcho.manager import Manager
-from honcho.printer import Printer
 
 from arena.redis_server import redis_command
 from arena.settings import (
@@ -57,6 +54,14 @@ from service.demo import (
 )
 from service.rerate_cli import rerate_command
 from service.runtime import DataDir, private_directory
+from service.supervisor import (
+    BACKOFF_S,
+    CRASH_LIMIT,
+    STEADY_S,
+    STOP_WAIT_S,
+    Supervisor,
+    read_procfile,
+)
 from workers.cli import cron as cron_command
 from workers.cli import worker as worker_command
 
@@ -81,7 +86,7 @@ def _with_this_python(environ: Mapping[str, str]) -> dict[str, str]:
 def procfile_processes(*, workers: int, own_redis: bool) -> dict[str, str]:
     """The Procfile's processes, name -> command: the worker line ``workers`` times, the redis
     line only when the arena runs its own Redis."""
-    entries = parse_procfile(PROCFILE.read_text()).processes
+    entries = read_procfile(PROCFILE.read_text())
     processes = {}
     for name, command in entries.items():
         if name == "redis" and not own_redis:
@@ -93,7 +98,20 @@ def procfile_processes(*, workers: int, own_redis: bool) -> dict[str, str]:
     return processes
 
 
-@main.command()
+_RUN_HELP = f"""Run the whole arena: Redis (REDIS_URL, else its own), the web service, workers and
+cron, the processes of the Procfile, and keep them running.
+
+A process that ends is started again after {BACKOFF_S[0]:g} s, then after
+{", ".join(f"{s:g}" for s in BACKOFF_S[1:-1])} and {BACKOFF_S[-1]:g} s while it keeps ending
+within {STEADY_S:g} s of its start; its {CRASH_LIMIT}th such exit in a row stops the arena (exit
+status 1). Ctrl-C or SIGTERM stops everything: each process is sent SIGTERM (Redis last) and
+killed if it still runs {STOP_WAIT_S:g} s later; exit status 130 (Ctrl-C) or 143 (SIGTERM).
+Exits, restarts and the reason to stop are said here and in DATA_DIR/logs/arena.log, with the
+processes' output. Running again with the same --data-dir reuses the data.
+"""
+
+
+@main.command(help=_RUN_HELP)
 @click.option(
     "--data-dir", type=click.Path(path_type=Path), default=Path(DEFAULT_DATA_DIR), show_default=True
 )
@@ -105,10 +123,6 @@ def procfile_processes(*, workers: int, own_redis: bool) -> dict[str, str]:
 def run(
     *, data_dir: Path, port: int, workers: int, redis_port: int, demo: bool, hands: int
 ) -> None:
-    """Run the whole arena: Redis (REDIS_URL, else its own), the web service, workers and cron.
-
-    Ctrl-C stops everything; running again with the same --data-dir reuses the data.
-    """
     configured = os.environ.get("REDIS_URL")
     refuse_taken(port, "the web service's (--port)")
     if not configured:
@@ -134,21 +148,25 @@ def run(
     settings.write(data.settings_path)
     env = {**_with_this_python(os.environ), **settings.environment()}
     log = (data.log_dir / "arena.log").open("a", buffering=1)
-    manager = Manager(Printer(log))
-    for name, command in procfile_processes(workers=workers, own_redis=not configured).items():
-        manager.add_process(name, command, env=env, cwd=str(ROOT))
+    supervisor = Supervisor(
+        procfile_processes(workers=workers, own_redis=not configured),
+        env=env,
+        cwd=ROOT,
+        log=log,
+        echo=click.echo,
+        last={"redis"},
+    )
     click.echo(f"Arena data in {data.path}; process logs in {data.log_dir / 'arena.log'}")
     click.echo(f"Settings (for the other gongzhu commands): {data.settings_path}")
     click.echo(f"Operator token: in {settings.operator_token_file}")
     own_redis = f"its own, at redis://{where} (password in {password_file})"
     click.echo(f"Redis: {configured if configured else own_redis}")
     arena = ArenaClient(url, env["GONGZHU_OPERATOR_TOKEN"])
-    follow = (_demo, (arena, data, hands, manager)) if demo else (_announce, (arena, manager))
+    follow = (_demo, (arena, data, hands, supervisor)) if demo else (_announce, (arena, supervisor))
     threading.Thread(target=follow[0], args=follow[1], daemon=True).start()
-    manager.loop()
-    if manager.returncode:
-        click.echo(f"The arena stopped; its processes' output is in {data.log_dir / 'arena.log'}")
-    sys.exit(manager.returncode or 0)
+    status = supervisor.run()
+    click.echo(f"The arena stopped; its processes' output is in {data.log_dir / 'arena.log'}")
+    sys.exit(status)
 
 
 def _say_made_private(where: Path, changed: list[Path]) -> None:
@@ -176,18 +194,17 @@ def refuse_taken(port: int, whose: str) -> None:
             ) from None
 
 
-def _announce(arena: ArenaClient, manager: Manager) -> None:
+def _announce(arena: ArenaClient, supervisor: Supervisor) -> None:
     """Say where the arena serves once it answers there (``/ready``)."""
     try:
         arena.wait_ready()
     except ApiCallError as error:
-        click.echo(f"\nThe arena did not start: {error}", err=True)
-        manager.terminate()
+        supervisor.stop(f"it did not start: {error}", 1)
         return
     click.echo(f"Serving {arena.url}/ (API docs {arena.url}/api/docs). Ctrl-C stops the arena.")
 
 
-def _demo(arena: ArenaClient, data: DataDir, hands: int, manager: Manager) -> None:
+def _demo(arena: ArenaClient, data: DataDir, hands: int, supervisor: Supervisor) -> None:
     try:
         arena.wait_ready()
         with serve_bots() as urls:
@@ -197,8 +214,7 @@ def _demo(arena: ArenaClient, data: DataDir, hands: int, manager: Manager) -> No
             click.echo("\nThe arena keeps running; Ctrl-C stops it.")
             threading.Event().wait()  # keep the demo bots served until the arena stops
     except ApiCallError as error:
-        click.echo(f"\nThe demo failed: {error}", err=True)
-        manager.terminate()
+        supervisor.stop(f"the demo failed: {error}", 1)
 
 
 @main.command()

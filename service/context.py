@@ -24,12 +24,12 @@ def store() -> Store:
 
 
 def end_streams(app: object) -> None:
-    """End the pull bots' streams this process holds, each with a ``bye`` (``shutdown``), so
-    that a stopping web process does not wait for them and their bots connect again (``app``:
-    what gunicorn serves, the arena's app unless it failed to load)."""
+    """End the pull bots' streams this process holds, each with a ``bye`` (``shutdown``), and
+    those opened from now on, so that a stopping web process does not wait for them and their
+    bots connect again, elsewhere (``app``: what gunicorn serves, the arena's app unless it
+    failed to load)."""
     if not isinstance(app, Flask):
         return
     found: Arena | None = app.extensions.get(EXTENSION)
-    relay = None if found is None else vars(found).get("relay")  # made only if streams were
-    if relay is not None:
-        relay.end_all("shutdown")
+    if found is not None:  # the relay made now if need be: a stream opened later ends too
+        found.relay.end_all("shutdown")

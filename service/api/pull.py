@@ -32,8 +32,9 @@ def stream(bot_id: str) -> Response:
     The first line is a ``welcome``; then every request still waiting for this bot's answer,
     then each new one as the arena makes it (``type: request``, the signed message in ``body``
     beside its signature ``headers``), a blank line every ``heartbeat_s`` seconds while idle,
-    and a ``bye`` when the connection is replaced by a newer one or the bot retires. A new
-    connection of the same bot replaces this one."""
+    and a ``bye`` when the connection is replaced by a newer one, the bot retires, or the web
+    process stops (``shutdown``: connect again). A new connection of the same bot replaces this
+    one."""
     lines = pull.open_stream(arena(), arena().relay, bot_id)
     response = Response(lines, mimetype=NDJSON)
     response.headers["Cache-Control"] = "no-store"

@@ -145,7 +145,7 @@ def test_an_owner_files_a_dispute_and_the_operator_rules_on_it(
         assert "filed" in gongzhu(*hand, "--token", token, "--url", url)  # no --decision: null
 
 
-ARENA_ONLY = ("flask", "redis", "rq", "honcho", "cattrs", "gunicorn", "boto3", "croniter")
+ARENA_ONLY = ("flask", "redis", "rq", "cattrs", "gunicorn", "boto3", "croniter")
 """The arena's dependencies that a bot author's install (``pip install .``) does not have."""
 
 

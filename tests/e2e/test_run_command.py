@@ -1,6 +1,6 @@
 """The README's run command, end to end: its own Redis in a fresh data directory, the web
-service, workers and cron under honcho, the demo tournament, the standings it prints and serves,
-and a clean stop on Ctrl-C."""
+service, workers and cron under its supervision, the demo tournament, the standings it prints
+and serves, and a clean stop on Ctrl-C (tests/e2e/test_supervision.py: crashes and SIGTERM)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import redis
 import requests
 
 from arena.redis_server import free_port
+from tests.e2e.run_support import alive, descendants, processes_of
 
 DEMO_TIMEOUT_S = 180
 PRIVATE_FILES = [
@@ -39,6 +40,7 @@ def test_the_run_command_plays_the_demo_and_serves_its_standings(tmp_path: Path)
         start_new_session=True,
     )  # fmt: skip
     lines: list[str] = []
+    running: list[int] = []
     try:
         deadline = time.monotonic() + DEMO_TIMEOUT_S
         assert process.stdout is not None
@@ -82,6 +84,7 @@ def test_the_run_command_plays_the_demo_and_serves_its_standings(tmp_path: Path)
             mode = stat.S_IMODE((data / name).stat().st_mode)
             assert mode == 0o600, f"{name} is {oct(mode)}"
         _the_other_commands_find_this_arena(env, data, base)
+        running = descendants(process.pid)
     finally:
         process.send_signal(signal.SIGINT)
         try:
@@ -89,8 +92,9 @@ def test_the_run_command_plays_the_demo_and_serves_its_standings(tmp_path: Path)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             raise
-    assert process.returncode is not None
-    assert not _alive(process.pid), "Ctrl-C left processes of the arena running"
+    assert process.returncode == 128 + signal.SIGINT
+    left = [pid for pid in {*running, *processes_of(tmp_path / "data")} if alive(pid)]
+    assert len(running) >= 7 and left == [], "Ctrl-C left processes of the arena running"
     aof = [p.name for p in (tmp_path / "data" / "redis").iterdir()]
     assert any(name.startswith("appendonly") for name in aof), aof
 
@@ -152,11 +156,3 @@ def test_run_on_a_taken_port_fails_at_once_with_the_reason(tmp_path: Path) -> No
     assert "Serving" not in result.stdout
     assert not (tmp_path / "data").exists()  # nothing was started, nothing made
     assert took < 20, took
-
-
-def _alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True

@@ -35,7 +35,7 @@ from tests.e2e.conftest import TOKEN, played_match
 from tests.workers.test_gauntlets import SECRET, play_out
 
 ROOT = Path(__file__).resolve().parents[2]
-ARENA_ONLY = ["flask", "rq", "redis", "gunicorn", "honcho", "openskill"]
+ARENA_ONLY = ["flask", "rq", "redis", "gunicorn", "openskill"]
 
 
 def _copy_of_the_repository(target: Path) -> Path:

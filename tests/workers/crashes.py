@@ -17,6 +17,7 @@ import redis
 from arena.config import Config
 from arena.records import MatchStatus
 from arena.store import Store
+from service.supervisor import children_of as children
 
 PROCFILE_RECOVERY_ENV = "GONGZHU_PROCFILE_RECOVERY"
 """Set to 1, the crash tests run with the recovery settings of the Procfile (the defaults)
@@ -49,23 +50,6 @@ def recovery_bound_s(config: Config) -> float:
     heartbeat expiring (the last beat, then the grace), the next registry sweep, and 15 s to
     start a worker and play the match and those queued before it."""
     return config.job_heartbeat_s + config.abandoned_after_s + config.maintenance_interval_s + 15
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (read from /proc, whatever their process group)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # it ended while we looked
-            continue
-        # pid (comm) state ppid …: comm may hold spaces and parentheses, so split after it
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == pid:
-            found.append(int(entry.name))
-    return found
 
 
 def horse_of(worker_pid: int, seconds: float = 10) -> int:
