@@ -311,19 +311,26 @@ def web_service(
     ``env`` added to its environment; yields its base URL."""
     from arena.redis_server import free_port
 
-    with web_process(redis_url, keys, free_port(), command=command) as (_, base):
+    with web_process(redis_url, keys, free_port(), command=command, env=env) as (_, base):
         yield base
 
 
 @contextmanager
 def web_process(
-    redis_url: str, keys: Keys, port: int, *, command: str | None = None, ready: bool = True
+    redis_url: str,
+    keys: Keys,
+    port: int,
+    *,
+    command: str | None = None,
+    env: dict[str, str] | None = None,
+    ready: bool = True,
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """Gunicorn as the Procfile runs it (or as ``command`` does) on ``port``, once it answers
-    ``/health`` (at once with ``ready`` False): its master process and base URL. Its output is
+    """Gunicorn as the Procfile runs it (or as ``command`` does) on ``port``, with ``env`` added
+    to its environment, once it answers ``/health`` (at once with ``ready`` False): its master
+    process and base URL. Its output is
     appended to ``gunicorn-PORT.log`` beside the keys; stopped with SIGTERM at the end if still
     running."""
-    env = {
+    environment = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         **keys.environment(redis_url),
@@ -334,7 +341,7 @@ def web_process(
     process = subprocess.Popen(
         ["sh", "-c", f"exec {command or web_command()}"],
         cwd=ROOT,
-        env=env,
+        env=environment,
         stdout=log,
         stderr=log,
     )
