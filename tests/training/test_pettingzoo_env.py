@@ -42,14 +42,13 @@ API_PROFILES = {
 
 @pytest.mark.parametrize("name", sorted(API_PROFILES))
 def test_pettingzoo_api_test_passes(name: str) -> None:
-    """Warnings count as failures, but for PettingZoo's two about dictionary observations and,
-    after the match's end, the last observations' masks (nothing is left to do)."""
+    """Warnings count as failures, but for PettingZoo's two about dictionary observations. The
+    test's 400 cycles of the four agents play the short profiles to their end."""
     env = GongZhuAECEnv(API_PROFILES[name])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         api_test(env, num_cycles=400)
-    said = {str(w.message) for w in caught} - DICT_OBSERVATIONS
-    assert said <= {"Action mask numpy array is all zeros (no legal actions)."}, said
+    assert {str(w.message) for w in caught} <= DICT_OBSERVATIONS
 
 
 @pytest.mark.parametrize("name", ["pass_3 and teams", "sequential exposure"])

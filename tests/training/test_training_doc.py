@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,3 +33,18 @@ def test_the_trained_bot_example_plays_its_model_s_best_legal_card() -> None:
     game = Game(Rules.with_variants("no_exposure"), seed=3)
     obs = game.observation(game.to_move)
     assert namespace["Trained"]().play(obs) == obs.legal.highest()
+
+
+def test_without_the_extra_import_training_names_what_to_install() -> None:
+    """As in the SDK-only install, where PettingZoo (or numpy, or Gymnasium) is missing."""
+    for missing in ("numpy", "gymnasium", "pettingzoo"):
+        code = f"import sys; sys.modules[{missing!r}] = None; import training"
+        refused = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+        assert refused.returncode == 1
+        last = refused.stderr.strip().splitlines()[-1]
+        assert last == (
+            f"ImportError: the training environment needs the train extra ({missing} is not "
+            "installed): pip install '.[train]' in a clone of the arena's repository"
+        )
