@@ -33,7 +33,7 @@ from bot_sdk.practice import BotSpec, Clock, last_views, load_bot
 from bot_sdk.protocol import DEFAULT_TIME_LIMIT_MS, ProtocolVersion
 from referee import Observation, Rules
 from training.encoding import ACTIONS, Mask
-from training.pettingzoo_env import Observed, describe, observation_space, rules_of
+from training.pettingzoo_env import Observed, observation_space, render, rules_of
 from training.table import IllegalActionError, Reward, Table
 
 DEFAULT_OPPONENTS = ("normal", "normal", "normal")
@@ -189,11 +189,4 @@ class GongZhuEnv(gymnasium.Env[dict[str, Any], np.int64]):
         return self.table.encode(self.seat)[1]
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: give render_mode='ansi'")
-            return None
-        text = describe(self.table.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.render_mode, self.table.game)

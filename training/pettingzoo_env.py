@@ -172,17 +172,23 @@ class GongZhuAECEnv(AECEnv[str, dict[str, Any], np.int64 | None]):
         return self.table.request(AGENTS.index(agent))
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: give render_mode='ansi'")
-            return None
-        text = describe(self.table.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.render_mode, self.table.game)
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def render(mode: str | None, game: Game) -> str | None:
+    """What an environment's ``render()`` does in ``mode``: ``"ansi"`` returns
+    :func:`describe`, ``"human"`` prints it."""
+    if mode is None:
+        gymnasium.logger.warn("render() without a render_mode: give render_mode='ansi'")
+        return None
+    text = describe(game)
+    if mode == "human":
+        print(text)
+        return None
+    return text
 
 
 def describe(game: Game) -> str:
