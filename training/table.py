@@ -48,9 +48,9 @@ from referee import (
     card_name,
 )
 from referee.deal import Seed
+from referee.game import PASS_COUNT
 from training.encoding import ACTIONS, DONE, History, Mask, Vector, encode, legal_actions
 
-PASS_COUNT: Final = 3
 _PLAYING: Final = Phase.PLAYING
 _EXPOSING: Final = Phase.EXPOSING
 _PLAY: Final = DecisionKind.PLAY
