@@ -37,9 +37,9 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, TypeVar
 
 from referee.build import COMPILED
 
@@ -125,12 +125,13 @@ WORKERS: dict[str, Callable[[], Hand]] = {
 }
 
 
-def _worker_main(name: str, seconds: float, hands: int | None) -> None:
-    """Play for ``seconds``, or exactly ``hands`` hands, and print what was done."""
-    from referee.build import describe
-
-    play = WORKERS[name]()
-    start = time.perf_counter()
+def play_hands(
+    play: Callable[[int], object], seconds: float, hands: int | None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[int, float]:  # fmt: skip
+    """Play hands 0, 1, … for ``seconds`` on ``clock``, or exactly ``hands`` of them: how many
+    were played, and in how long."""
+    start = clock()
     done = 0
     if hands is not None:
         for done in range(hands):
@@ -138,10 +139,17 @@ def _worker_main(name: str, seconds: float, hands: int | None) -> None:
         done = hands
     else:
         deadline = start + seconds
-        while time.perf_counter() < deadline:
+        while clock() < deadline:
             play(done)
             done += 1
-    elapsed = time.perf_counter() - start
+    return done, clock() - start
+
+
+def _worker_main(name: str, seconds: float, hands: int | None) -> None:
+    """Play for ``seconds``, or exactly ``hands`` hands, and print what was done."""
+    from referee.build import describe
+
+    done, elapsed = play_hands(WORKERS[name](), seconds, hands)
     print(json.dumps({"hands": done, "seconds": elapsed, "referee": describe()}))
 
 
@@ -169,15 +177,35 @@ def has_open_spiel() -> bool:
     return True
 
 
+CALLGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
+"""The prefix that runs a worker under valgrind, counting its instructions
+(:func:`instructions_counted`)."""
+
+
+def run_worker_script(
+    script: str, worker: str, args: Sequence[str], env: Mapping[str, str],
+    prefix: Sequence[str] = (),
+) -> tuple[dict[str, object], str]:  # fmt: skip
+    """Run ``script --worker WORKER ARGS`` in a subprocess of its own (under ``prefix``): the
+    JSON it printed last, and its stderr."""
+    done = subprocess.run(
+        [*prefix, sys.executable, script, "--worker", worker, *args],
+        check=True, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def instructions_counted(stderr: str) -> int:
+    """The instructions valgrind counted, from the stderr of a run under :data:`CALLGRIND`."""
+    line = next(x for x in stderr.splitlines() if "Collected :" in x)
+    return int(line.split(":")[-1].strip())
+
+
 def run_contestant(
     contestant: Contestant, *args: str, prefix: tuple[str, ...] = ()
 ) -> tuple[dict[str, object], str]:
     """Run one contestant's subprocess: what it printed (JSON) and its stderr."""
-    done = subprocess.run(
-        [*prefix, sys.executable, __file__, "--worker", contestant.worker, *args],
-        check=True, env=contestant.env(), capture_output=True, text=True,
-    )  # fmt: skip
-    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+    return run_worker_script(__file__, contestant.worker, args, contestant.env(), prefix)
 
 
 def installed_build() -> str:
@@ -197,26 +225,57 @@ def instructions_per_hand(contestant: Contestant, hands: int) -> float:
     the same whatever else the machine is doing. Start-up is measured alone and subtracted."""
 
     def count(n: int) -> int:
-        callgrind = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
-        _, err = run_contestant(contestant, "--hands", str(n), prefix=callgrind)
-        line = next(x for x in err.splitlines() if "Collected :" in x)
-        return int(line.split(":")[-1].strip())
+        _, err = run_contestant(contestant, "--hands", str(n), prefix=CALLGRIND)
+        return instructions_counted(err)
 
     return (count(hands) - count(0)) / hands
 
 
-def main(argv: list[str] | None = None) -> None:
+def contestants_parser(
+    description: str | None, workers: Iterable[str], *, seconds: str, hands: int
+) -> argparse.ArgumentParser:
+    """The options of a script that runs its contestants side by side: ``--seconds`` (the
+    ``seconds`` each runs a round), ``--rounds``, ``--instructions`` (``hands`` in its help's
+    example), and the worker's own (``--worker``, ``--hands``), hidden."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+        description=description, formatter_class=argparse.RawTextHelpFormatter
     )
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per contestant per round")
+    parser.add_argument("--seconds", type=float, default=3.0, help=seconds)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
         "--instructions", type=int, metavar="HANDS", default=0,
-        help="also count instructions per hand with valgrind over HANDS hands (e.g. 200)",
+        help=f"also count instructions per hand with valgrind over HANDS hands (e.g. {hands})",
     )  # fmt: skip
-    parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=sorted(workers), help=argparse.SUPPRESS)
     parser.add_argument("--hands", type=int, help=argparse.SUPPRESS)
+    return parser
+
+
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+C = TypeVar("C", bound=Named)
+R = TypeVar("R")
+
+
+def in_rounds(contestants: Sequence[C], rounds: int, run: Callable[[C], R]) -> dict[str, list[R]]:
+    """Each contestant's results by name: ``run`` once each a round, in an order reversed every
+    other round (noise that drifts between rounds then hits every contestant alike)."""
+    results: dict[str, list[R]] = {c.name: [] for c in contestants}
+    for round_number in range(rounds):
+        order = contestants if round_number % 2 == 0 else contestants[::-1]
+        for contestant in order:
+            results[contestant.name].append(run(contestant))
+        print(f"round {round_number + 1}/{rounds} done", file=sys.stderr)
+    return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = contestants_parser(
+        __doc__, WORKERS, seconds="time per contestant per round", hands=200
+    )
     args = parser.parse_args(argv)
     if args.worker:
         _worker_main(args.worker, args.seconds, args.hands)
@@ -238,12 +297,7 @@ def main(argv: list[str] | None = None) -> None:
         ]
     else:
         print("open_spiel is not installed (pip install -e '.[bench]'): not run", file=sys.stderr)
-    rates: dict[str, list[float]] = {c.name: [] for c in contestants}
-    for round_number in range(args.rounds):
-        order = contestants if round_number % 2 == 0 else contestants[::-1]
-        for contestant in order:
-            rates[contestant.name].append(run_worker(contestant, args.seconds))
-        print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
+    rates = in_rounds(contestants, args.rounds, lambda c: run_worker(c, args.seconds))
     hands = args.instructions
     counts = {c.name: instructions_per_hand(c, hands) for c in contestants if hands}
 

@@ -44,6 +44,7 @@ from referee import (
     Deal,
     Game,
     HandResult,
+    Observation,
     Outcome,
     Phase,
     Rules,
@@ -229,8 +230,7 @@ def play_game(
     while not game.is_over():
         for decision in game.pending:
             bot = bots[decision.seat]
-            last = game.phase is Phase.PLAYING and len(game.tricks) == 12 and len(game.trick) == 3
-            views = [game.observation(s) for s in range(4)] if last else []
+            views = last_views(game)
             move, problems, latency = clock.decide(bot, game, decision.seat)
             incidents += [
                 Incident(
@@ -253,6 +253,14 @@ def play_game(
     return PracticeGame(
         match, seating, tuple(game.deals), tuple(game.results), game.outcome, tuple(incidents)
     )
+
+
+def last_views(game: Game) -> list[Observation]:
+    """Each seat's view as the hand's last card is about to be played, which ``hand_end``
+    carries (as the arena sends it); none at any other moment."""
+    if game.phase is Phase.PLAYING and len(game.tricks) == 12 and len(game.trick) == 3:
+        return [game.observation(seat) for seat in range(4)]
+    return []
 
 
 def _print_game(game: PracticeGame, names: list[str], out: TextIO) -> None:
