@@ -11,10 +11,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, has_app_context, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 from gevent import monkey
+from limits.storage import Storage
+from limits.strategies import RateLimiter
 
 from arena.errors import UNAVAILABLE
 from arena.store import hash_token
@@ -38,7 +40,47 @@ def cooperative() -> bool:
     return bool(monkey.is_module_patched("time"))
 
 
-limiter = Limiter(
+class AppLimiter(Limiter):
+    """flask-limiter's ``Limiter``, counting in the Redis of the app that serves the request.
+
+    A ``Limiter`` keeps one storage, that of the last app it was given (``init_app``), while the
+    routes' limits are declared once, on this module's limiter, when the blueprints are
+    imported: a process with two apps (a test's, or an app made again after a settings change)
+    would count the first one's requests in the second one's Redis, and answer them 503 once
+    that Redis is gone. Each app keeps its own storage and strategy here."""
+
+    _SLOT = "gongzhu.limits"
+    _last: tuple[Storage | None, RateLimiter | None]
+    """The storage and strategy of the app given last, for use outside a request."""
+
+    @property
+    def _storage(self) -> Storage | None:
+        return self._own()[0]
+
+    @_storage.setter
+    def _storage(self, storage: Storage | None) -> None:
+        self._last = (storage, None)
+
+    @property
+    def _limiter(self) -> RateLimiter | None:
+        return self._own()[1]
+
+    @_limiter.setter
+    def _limiter(self, limiter: RateLimiter | None) -> None:
+        self._last = (self._last[0], limiter)
+
+    def _own(self) -> tuple[Storage | None, RateLimiter | None]:
+        if has_app_context() and self._SLOT in current_app.extensions:
+            own: tuple[Storage | None, RateLimiter | None] = current_app.extensions[self._SLOT]
+            return own
+        return self._last
+
+    def init_app(self, app: Flask) -> None:
+        super().init_app(app)
+        app.extensions[self._SLOT] = self._last
+
+
+limiter = AppLimiter(
     key_func=get_remote_address,
     strategy="fixed-window",
     headers_enabled=False,  # written by limit_headers

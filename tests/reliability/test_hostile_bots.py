@@ -92,7 +92,10 @@ def _register_url(store: Store, name: str, url: str) -> str:
 
 
 def _job_seconds(store: Store, match_id: str) -> float:
+    """How long the match's job ran. Its match is recorded before the job ends: the work horse
+    writes the job's end just after, so it is waited for."""
     job = Job.fetch(match_job_id(match_id), connection=store.redis)
+    wait_for(lambda: job.refresh() or job.ended_at is not None, 30, f"the end of {job.id}")
     assert job.started_at is not None and job.ended_at is not None
     return (job.ended_at - job.started_at).total_seconds()
 

@@ -109,12 +109,13 @@ class OutageProxy:
                     continue
                 upstream.sendall(raw)
                 reply = read_reply(from_server)
+                watched = self.watch(args, reply)
+                if watched:  # before the reply: the client's next command may take another
+                    self.gone.set()  # connection, served by another thread
                 client.sendall(reply)
-                if self.watch(args, reply):
-                    self.gone.set()
-                    if self.mode == "down":
-                        self._go_down()
-                        return
+                if watched and self.mode == "down":
+                    self._go_down()
+                    return
 
     def _go_down(self) -> None:
         """Stop as redis-server stops: no more connections, and those open are closed."""

@@ -185,3 +185,17 @@ def test_a_redis_loading_its_data_is_a_503_until_it_is_loaded(
             assert time.monotonic() < deadline, "still refused once Redis should have loaded"
             time.sleep(0.1)
     assert answer.status_code == 201, answer.get_json()
+
+
+def test_each_app_counts_its_requests_in_its_own_redis(config: Config, tmp_path: Path) -> None:
+    """Two apps in one process, each on its own Redis (a test's, or an app made again with
+    other settings): the routes' limits are declared once, yet each app counts in its own Redis,
+    and one whose Redis is gone costs the other nothing."""
+    first = create_app(config).test_client()
+    server = start_redis(tmp_path / "redis")
+    second = create_app(dataclasses.replace(config, redis_url=server.url)).test_client()
+    server.kill()
+    assert first.get("/api/bots/bot_x/head-to-head").status_code == 404
+    _assert_unavailable(second.get("/api/bots/bot_x/head-to-head"), ROUTES[-2])
+    counted = Store.from_config(config).redis.keys(f"{LIMITED}*")
+    assert counted, "the first app counted nowhere in its own Redis"

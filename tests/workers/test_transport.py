@@ -838,7 +838,7 @@ def test_other_hello_answers_are_refused_with_their_status_and_body(code: int) -
 def test_a_401_hello_answer_is_a_refused_signature_with_the_callers_hint() -> None:
     refusal = b'{"error":"unauthorized","message":"bad signature"}'
     with bot(answers(response(refusal, "401 Unauthorized"))) as running:
-        with transport(running.url) as t, pytest.raises(WrongSecretError) as refused:
+        with transport(running.url, named=True) as t, pytest.raises(WrongSecretError) as refused:
             t.hello(hello_request(), 5.0)
         said = with_secret_hint(refused.value, "HINT").replace(running.url, "URL")
     assert said == (
