@@ -99,12 +99,20 @@ class Stream:
             elif kind == "end":
                 return
             if time.monotonic() - refreshed >= self._heartbeat_s:
-                if not self._mailbox.refresh(
-                    self.bot_id, self.connection, expires_in=self._presence_s
-                ):
+                if not self._refresh():
                     yield _bye("replaced", "a newer connection of this bot took over")
                     return
                 refreshed = time.monotonic()
+
+    def _refresh(self) -> bool:
+        """Count the bot connected for another while; False when a newer connection of it
+        took over. While Redis is away the stream goes on (the relay sends what waits again
+        once Redis is back) and the presence is refreshed at the next beat."""
+        try:
+            return self._mailbox.refresh(self.bot_id, self.connection, expires_in=self._presence_s)
+        except UNAVAILABLE as error:
+            logger.warning("pull bot %s: presence kept, Redis away: %s", self.bot_id, error)
+            return True
 
     def say(self, event: dict[str, object]) -> None:
         """Send ``event`` on this stream, in order with the rest (a WebSocket's refusals)."""

@@ -20,7 +20,7 @@ from simple_websocket import ConnectionClosed, Server
 
 from arena import pull
 from arena.context import Arena
-from arena.errors import ArenaError
+from arena.errors import UNAVAILABLE, ArenaError
 from arena.pull import Stream
 from arena.transport import MAX_ANSWER_BYTES
 from service.errors import SLUGS, status_of
@@ -29,6 +29,11 @@ logger = logging.getLogger(__name__)
 
 _LISTEN_S = 1.0
 """How often the listener looks whether the stream has ended."""
+AWAY = (
+    "the arena's database is unreachable, so this answer was not taken: the request is sent "
+    "again once it answers, and the answer then stands"
+)
+"""Why an answer is refused while Redis restarts (the connection stays open)."""
 
 
 def conversation(arena: Arena, stream: Stream) -> Response:
@@ -90,6 +95,9 @@ def _take(arena: Arena, stream: Stream, message: Any) -> None:
         pull.answer(arena, stream.bot_id, request_id, body.encode())
     except ArenaError as error:
         stream.say(_refused(request_id, status_of(type(error)), str(error)))
+    except UNAVAILABLE as error:  # Redis restarting: the request is sent again once it is back
+        logger.warning("pull bot %s: an answer not taken, Redis away: %s", stream.bot_id, error)
+        stream.say(_refused(request_id, 503, AWAY))
 
 
 def _refused(request_id: str | None, status: int, message: str) -> dict[str, object]:

@@ -6,7 +6,9 @@ worker and its horse were killed with Redis: every process of the machine restar
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar, get_args
 
 import pytest
+import simple_websocket
 from rq.job import Job
 
 from arena.config import Config
@@ -29,6 +32,7 @@ from bot_sdk.server import make_app
 from referee import Card, Observation
 from service.app import create_app
 from tests.pages.pages_support import serving
+from tests.service.service_support import bearer
 from tests.workers.conftest import arena_config, start_worker_process, stop_workers
 from tests.workers.crashes import (
     children,
@@ -39,6 +43,7 @@ from tests.workers.crashes import (
     wait_for,
 )
 from tests.workers.pull_support import connect, register_pull
+from tests.workers.test_pull_bots import _message
 from tests.workers.test_pull_tournaments import _active
 from tests.workers.test_worker_tournaments import (
     Deliberate,
@@ -308,3 +313,31 @@ def test_a_pull_bot_answering_while_redis_restarts_is_asked_again_and_its_answer
     ]
     [held] = [d for d in decisions if d.latency_ms > RIDDEN_OUT_S * 1000]
     print(f"{channel}: the decision answered while Redis was down took {held.latency_ms} ms")
+
+
+def test_a_websocket_answer_while_redis_is_away_is_refused_and_the_socket_stays_open(
+    config: Config, servers: Servers
+) -> None:
+    """An answer sent over a pull bot's WebSocket while Redis is down cannot be taken: the bot
+    is told so on the socket (``refused``, 503), which stays open for the request to come
+    again once Redis is back; before, the web process's listener died with the Redis error and
+    the connection was dropped."""
+    with serving(create_app(dataclasses.replace(config, stream_heartbeat_s=0.5))) as web:
+        bot = register_pull(web, "away")
+        url = bot.base.replace("http://", "ws://") + f"/api/bots/{bot.id}/ws"
+        socket = simple_websocket.Client.connect(url, headers=bearer(bot.token))
+        try:
+            assert _message(socket)["type"] == "welcome"
+            assert socket.receive(3) == ""  # the stream sent what waited: it is listening
+            servers.current.kill()
+            answer = {"type": "answer", "id": "r_1", "body": '{"card": "QS"}'}
+            socket.send(json.dumps(answer))
+            refused = _message(socket)
+            assert (refused["type"], refused["id"], refused["status"]) == ("refused", "r_1", 503)
+            assert "sent again" in refused["message"]
+            assert socket.receive(3) == ""  # a keep-alive: the stream goes on
+            assert socket.receive(3) == ""  # and on, past its presence's refresh
+        finally:
+            with contextlib.suppress(simple_websocket.ConnectionClosed):
+                socket.close()
+            servers.restart()
