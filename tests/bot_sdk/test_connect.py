@@ -162,6 +162,9 @@ def test_a_real_match_is_answered_and_its_notices_are_not(
 ) -> None:
     RecordingBot.instances.clear()
     notices: list[str] = []
+    # a whole match on one connection: keep-alives far enough apart (the bot takes the
+    # connection for dead after three missed) that a busy machine does not break it
+    arena.heartbeat_s = 1.0
     with connected(arena, RecordingBot):
         assert arena.ask(hello_request()) == {**LOWEST_HELLO, "name": "recording", "version": "1"}
         decisions = 0
